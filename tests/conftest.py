@@ -1,0 +1,71 @@
+"""Fixtures: every installed backend on every available device."""
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+from xtile._lib._backends import Backend, BackendUnavailableError, dtypes
+
+settings.register_profile(
+    "xtile",
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+settings.load_profile("xtile")
+
+
+@pytest.fixture(params=list(Backend), ids=lambda b: b.value)
+def library(request: pytest.FixtureRequest) -> Backend:
+    """The backend under test."""
+    return request.param  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def backend(library: Backend) -> tuple[Any, Any]:
+    """The namespace and device of `library`; skipped where absent."""
+    try:
+        return library.load()
+    except BackendUnavailableError as e:
+        pytest.skip(str(e))
+
+
+@pytest.fixture
+def xp(backend: tuple[Any, Any]) -> Any:
+    """The array-api-compat namespace of the backend under test."""
+    return backend[0]
+
+
+@pytest.fixture
+def device(backend: tuple[Any, Any]) -> Any:
+    """The device arrays are created on (a non-default one where the backend has it)."""
+    return backend[1]
+
+
+@pytest.fixture
+def all_dtypes(xp: Any, library: Backend) -> dict[str, Any]:
+    """Every dtype of the backend under test."""
+    return dtypes(xp, library)
+
+
+@pytest.fixture
+def make(xp: Any, device: Any) -> Callable[..., Any]:
+    """Build an array of the backend under test from a NumPy array."""
+
+    def make(a: Any, dtype: Any = None) -> Any:
+        a = np.asarray(a)
+        if isinstance(dtype, np.dtype) and dtype.kind in "OUST":
+            return xp.asarray(a.astype(dtype), device=device)
+        x = xp.asarray(a, device=device)
+        return x if dtype is None else xp.astype(x, dtype)
+
+    return make
+
+
+def arange(shape: tuple[int, ...]) -> Any:
+    """Distinct values of a shape, for a NumPy reference."""
+    return np.arange(1, math.prod(shape) + 1).reshape(shape)

@@ -1,0 +1,368 @@
+"""`xtile.tile` and `xtile.tile_shape` against `numpy.tile` and each backend's own tile."""
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import xtile
+from xtile._lib import _compat
+from xtile._lib._backends import Backend, BackendUnavailableError, same_bits, to_numpy
+from xtile._lib._examples import SPEC_EXAMPLES, SpecExample
+
+from .conftest import arange
+
+# (input shape, repeats): ranks 0 to 6, zeros, promotion both ways, pure broadcasts
+CASES = [
+    ((), ()),
+    ((), 3),
+    ((), (2, 3)),
+    ((), (0,)),
+    ((3,), ()),
+    ((3,), 2),
+    ((3,), (2,)),
+    ((3,), (2, 2)),
+    ((3,), (0,)),
+    ((0,), (5,)),
+    ((2, 3), 2),
+    ((2, 3), (1, 2)),
+    ((2, 3), (2, 1, 2)),
+    ((2, 3), (0, 2)),
+    ((2, 3), (1, 1)),
+    ((2, 0, 3), (1, 2, 1)),
+    ((1, 1000), (40, 1)),
+    ((4, 1), (1, 300)),
+    ((2, 1, 3, 1), (1, 2, 1, 2)),
+    ((2, 3, 1, 2, 1, 2), (1, 2, 3, 1, 2, 1)),
+    ((2,), (1, 1, 1, 1, 1, 3)),
+    ((2, 2, 2, 2, 2, 2), 2),
+    ((4, 2, 3), (2, 2)),
+    ((5, 2, 3, 4), (1, 2, 3)),
+    ((2, 3, 4), (5, 1, 2, 3)),
+]
+CASE_IDS = [f"{s}x{r}" for s, r in CASES]
+
+DTYPE_NAMES = [
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+    "str", "bytes", "object", "StringDType",
+]  # fmt: skip
+
+MUTABLE = {
+    Backend.NUMPY,
+    Backend.ARRAY_API_STRICT,
+    Backend.ARRAY_API_STRICT_DEVICE1,
+    Backend.TORCH,
+    Backend.TORCH_CUDA,
+    Backend.CUPY,
+}
+
+
+def reps_tuple(reps: int | tuple[int, ...]) -> tuple[int, ...]:
+    """Repeats as the tuple that every native tile takes."""
+    return (reps,) if isinstance(reps, int) else reps
+
+
+def assert_tile(y: Any, x: Any, reps: Any, xp: Any) -> None:
+    """`y` is ``numpy.tile(x, reps)`` bit for bit, in `x`'s namespace, dtype and device."""
+    assert _compat.array_namespace(y) is xp
+    assert y.dtype == x.dtype
+    assert _compat.device(y) == _compat.device(x)
+    expected = np.tile(to_numpy(x), reps)
+    actual = to_numpy(y)
+    assert actual.shape == expected.shape
+    assert same_bits(actual, expected), (actual, expected)
+
+
+class TestTile:
+    @pytest.mark.parametrize(("shape", "reps"), CASES, ids=CASE_IDS)
+    def test_matches_numpy(self, xp: Any, make: Any, shape: Any, reps: Any) -> None:
+        x = make(arange(shape))
+        assert_tile(xtile.tile(x, reps), x, reps, xp)
+
+    @pytest.mark.parametrize(("shape", "reps"), CASES, ids=CASE_IDS)
+    def test_matches_native(self, xp: Any, make: Any, shape: Any, reps: Any) -> None:
+        x = make(arange(shape))
+        native = xp.tile(x, reps_tuple(reps))
+        assert same_bits(to_numpy(xtile.tile(x, reps)), to_numpy(native))
+
+    def test_xp_argument(self, xp: Any, make: Any) -> None:
+        x = make(arange((2, 3)))
+        assert_tile(xtile.tile(x, (2, 1), xp=xp), x, (2, 1), xp)
+
+    @pytest.mark.parametrize("name", DTYPE_NAMES)
+    def test_dtype(self, xp: Any, make: Any, all_dtypes: Any, name: str) -> None:
+        if name not in all_dtypes:
+            pytest.skip(f"no {name} on this backend")
+        x = make(arange((2, 3)) % 7, all_dtypes[name])
+        y = xtile.tile(x, (2, 1, 2))
+        assert_tile(y, x, (2, 1, 2), xp)
+        if name not in {"str", "bytes", "object", "StringDType"}:  # no native tile of text
+            assert same_bits(to_numpy(y), to_numpy(xp.tile(x, (2, 1, 2))))
+
+    @pytest.mark.parametrize(
+        "view",
+        [
+            lambda xp, x: xp.permute_dims(x, (1, 0)),
+            lambda _, x: x[::2, 1::2],
+            lambda xp, x: xp.flip(x, axis=1),
+            lambda xp, x: xp.broadcast_to(x[:1, :], (3, 6)),
+            lambda xp, x: xp.permute_dims(x, (1, 0))[1:, ::3],
+        ],
+        ids=["transposed", "strided", "flipped", "broadcast", "transposed-strided"],
+    )
+    @pytest.mark.parametrize("reps", [(2, 3), (1, 1), (3, 1, 1), (0, 2)])
+    def test_non_contiguous(self, xp: Any, make: Any, view: Any, reps: Any) -> None:
+        x = view(xp, make(arange((4, 6))))
+        assert_tile(xtile.tile(x, reps), x, reps, xp)
+
+    @pytest.mark.parametrize(
+        ("shape", "reps"), [((2, 3), (1, 1)), ((2, 3), (2, 2)), ((1, 1000), (400, 1)), ((), ())]
+    )
+    def test_fresh_and_writable(self, library: Backend, make: Any, shape: Any, reps: Any) -> None:
+        if library not in MUTABLE:
+            pytest.skip("immutable or lazy arrays cannot alias")
+        x = make(arange(shape))
+        before = to_numpy(x)
+        y = xtile.tile(x, reps)
+        y[...] = 0
+        assert same_bits(to_numpy(x), before)
+        assert not np.any(to_numpy(y))
+
+    def test_readonly_numpy_input(self) -> None:
+        x = arange((1, 5))
+        x.flags.writeable = False
+        for reps in [(1, 1), (3, 1)]:
+            y = xtile.tile(x, reps)
+            assert y.flags.writeable
+            assert not np.shares_memory(x, y)
+
+    def test_numpy_scalar_input(self) -> None:
+        for reps in [(), (3,), (2, 2)]:
+            y = xtile.tile(np.float32(1.5), reps)
+            assert isinstance(y, np.ndarray)
+            assert same_bits(y, np.tile(np.float32(1.5), reps))
+
+    def test_torch_meta_device(self) -> None:
+        torch = pytest.importorskip("torch")
+        x = torch.empty((2, 3), device="meta", dtype=torch.bfloat16)
+        y = xtile.tile(x, (2, 1, 2))
+        assert y.device == x.device
+        assert y.dtype == x.dtype
+        assert tuple(y.shape) == (2, 2, 6)
+
+    @given(
+        shape=st.lists(st.integers(0, 4), max_size=4).map(tuple),
+        reps=st.lists(st.integers(0, 3), max_size=5).map(tuple) | st.integers(0, 3),
+        dtype=st.sampled_from(["bool", "int8", "uint16", "float32", "complex128"]),
+        order=st.sampled_from(["C", "transposed", "strided"]),
+    )
+    def test_property(
+        self, xp: Any, make: Any, all_dtypes: Any, shape: Any, reps: Any, dtype: str, order: str
+    ) -> None:
+        x = make(arange(shape), all_dtypes.get(dtype))
+        if order == "transposed":
+            x = xp.permute_dims(x, tuple(reversed(range(x.ndim))))
+        elif order == "strided" and x.ndim:
+            x = x[::2, ...]
+        assert_tile(xtile.tile(x, reps), x, reps, xp)
+
+
+INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+class TestRepeats:
+    @pytest.mark.parametrize(
+        "reps",
+        [3, (2, 3), [2, 3], np.int64(3), np.uint8(3), [np.int32(2), 3], (np.int8(2), np.uint64(3))],
+        ids=repr,
+    )
+    def test_host_forms(self, xp: Any, make: Any, reps: Any) -> None:
+        x = make(arange((2, 3)))
+        assert_tile(xtile.tile(x, reps), x, reps, xp)
+
+    @pytest.mark.parametrize("reps_library", list(Backend), ids=lambda b: b.value)
+    @pytest.mark.parametrize("dtype", INT_DTYPES)
+    def test_arrays_of_every_backend(
+        self, xp: Any, make: Any, reps_library: Backend, dtype: str
+    ) -> None:
+        """Repeats arrays of any namespace, int dtype and device, 0-D and 1-D."""
+        try:
+            rxp, rdevice = reps_library.load()
+        except BackendUnavailableError as e:
+            pytest.skip(str(e))
+        if not hasattr(rxp, dtype):
+            pytest.skip(f"{reps_library.value} has no {dtype}")
+        x = make(arange((2, 3)))
+        for reps in [(2, 3), (1, 2, 1), 2, ()]:
+            r = rxp.astype(rxp.asarray(reps, device=rdevice), getattr(rxp, dtype))
+            assert_tile(xtile.tile(x, r), x, reps, xp)
+
+
+BAD_TYPES = [
+    (2.0, "2.0"),
+    ([2, 2.5], "2.5"),
+    (True, "True"),
+    ([1, False], "False"),
+    ("2", "'2'"),
+    (None, "None"),
+    ([1, None], "None"),
+    ([1j], "1j"),
+    ({2: 3}, "{2: 3}"),
+    (np.array([2.0]), "float64"),
+    (np.array([True]), "bool"),
+    (np.float32(2), "float32"),
+    (np.bool_(True), "bool"),
+    (np.array(["a"]), "<U1"),
+]
+BAD_VALUES = [
+    (-1, "-1"),
+    ((2, -3), "-3"),
+    (np.array([[1, 2]]), "2-D"),
+    (np.int8(-2), "-2"),
+    ((2**62, 2**62), "int64"),
+    ((1, 2**63), "int64"),
+]
+
+
+class TestErrors:
+    @pytest.mark.parametrize(("reps", "match"), BAD_TYPES, ids=[m for _, m in BAD_TYPES])
+    def test_type_error(self, make: Any, reps: Any, match: str) -> None:
+        with pytest.raises(TypeError, match=rf"xtile\.tile: `repeats`.*{_re(match)}"):
+            xtile.tile(make(arange((2, 3))), reps)
+
+    @pytest.mark.parametrize(("reps", "match"), BAD_VALUES, ids=[m for _, m in BAD_VALUES])
+    def test_value_error(self, make: Any, reps: Any, match: str) -> None:
+        with pytest.raises(ValueError, match=rf"xtile\.tile: .*{_re(match)}"):
+            xtile.tile(make(arange((2, 3))), reps)
+
+    def test_backend_repeats_arrays(self, xp: Any, device: Any, make: Any) -> None:
+        x = make(arange((2, 3)))
+        with pytest.raises(TypeError, match="integer dtype; got dtype"):
+            xtile.tile(x, xp.asarray([2.0, 1.0], device=device))
+        with pytest.raises(TypeError, match="integer dtype; got dtype"):
+            xtile.tile(x, xp.asarray([True], device=device))
+        with pytest.raises(ValueError, match=r"2-D array of shape \(1, 2\)"):
+            xtile.tile(x, xp.asarray([[2, 1]], device=device))
+        with pytest.raises(ValueError, match="got -2 at position 1"):
+            xtile.tile(x, xp.asarray([1, -2], device=device))
+
+    def test_dtype_is_checked_before_ndim(self) -> None:
+        with pytest.raises(TypeError, match="float64"):
+            xtile.tile(arange((2,)), np.ones((2, 2)))
+
+    def test_negative_repeat_with_empty_input(self, make: Any) -> None:
+        # numpy.tile lets this one through; xtile does not
+        with pytest.raises(ValueError, match="got -1 at position 0"):
+            xtile.tile(make(np.zeros((0, 2))), (-1, 1))
+
+    def test_overflow_raises_before_allocating(self, make: Any) -> None:
+        with pytest.raises(ValueError, match=r"\(2\*\*40|int64"):
+            xtile.tile(make(arange((2, 3))), (2**40, 2**40))
+        with pytest.raises(ValueError, match="int64"):
+            xtile.tile(make(np.zeros((0,))), 2**63)
+
+    @pytest.mark.parametrize("x", [[1, 2], 3, 2.5, "ab", None, (1, 2)], ids=repr)
+    def test_non_array_input(self, x: Any) -> None:
+        with pytest.raises(
+            TypeError, match=rf"xtile\.tile: `x` must be an array.*{type(x).__name__}"
+        ):
+            xtile.tile(x, 2)
+
+
+def _re(text: str) -> str:
+    """Escape `text` for `pytest.raises(match=...)`."""
+    import re
+
+    return re.escape(text)
+
+
+class TestTileShape:
+    @pytest.mark.parametrize(("shape", "reps"), CASES, ids=CASE_IDS)
+    def test_matches_output(self, make: Any, shape: Any, reps: Any) -> None:
+        assert xtile.tile_shape(shape, reps) == tuple(xtile.tile(make(arange(shape)), reps).shape)
+
+    @pytest.mark.parametrize(
+        ("shape", "reps", "expected"),
+        [
+            ((None, 3), 2, (None, 6)),
+            ((None, 3), (0, 1), (0, 3)),
+            ((2, None, 3), (1, 0, 2), (2, 0, 6)),
+            ((None,), (2, 3), (2, None)),
+            ((None, None), (), (None, None)),
+            ((), (2, 0), (2, 0)),
+        ],
+    )
+    def test_unknown_dims(self, shape: Any, reps: Any, expected: Any) -> None:
+        assert xtile.tile_shape(shape, reps) == expected
+
+    def test_repeats_array(self) -> None:
+        assert xtile.tile_shape((2, 3), np.array([2, 1], dtype=np.uint8)) == (4, 3)
+
+    @pytest.mark.parametrize(
+        ("shape", "reps", "exc", "match"),
+        [
+            ((2, 3), 2.0, TypeError, "2.0"),
+            ((2, 3), [True], TypeError, "True"),
+            ((2, 3), -1, ValueError, "-1"),
+            ((2, 3), np.ones((1, 1), dtype=int), ValueError, "2-D"),
+            ((2, 2.5), 2, TypeError, "2.5"),
+            ((2, -1), 2, ValueError, "-1"),
+            ("ab", 2, TypeError, "'ab'"),
+            ((2**40, None), (2**40, 1), ValueError, "int64"),
+            ((2**40, 2**40), 1, ValueError, "int64"),
+        ],
+    )
+    def test_errors(self, shape: Any, reps: Any, exc: type[Exception], match: str) -> None:
+        with pytest.raises(exc, match=rf"xtile\.tile_shape: .*{_re(match)}"):
+            xtile.tile_shape(shape, reps)
+
+
+class TestLazy:
+    def test_dask_stays_lazy(self) -> None:
+        da = pytest.importorskip("dask.array")
+        from dask.callbacks import Callback
+
+        x = da.from_array(arange((6, 4)), chunks=(2, 3))
+        computes: list[object] = []
+        with Callback(start=computes.append):
+            y = xtile.tile(x, (2, 3))
+        assert not computes
+        assert isinstance(y, da.Array)
+        assert same_bits(np.asarray(y.compute()), np.tile(arange((6, 4)), (2, 3)))
+
+    def test_dask_unknown_shape(self) -> None:
+        da = pytest.importorskip("dask.array")
+        x = da.from_array(arange((6,)), chunks=3)
+        x = x[x > 2]
+        with pytest.raises(TypeError, match="lazy shape"):
+            xtile.tile(x, 2)
+
+    def test_jax_jit(self) -> None:
+        jax = pytest.importorskip("jax")
+        x = jax.numpy.arange(6.0).reshape(2, 3)
+        y = jax.jit(lambda a: xtile.tile(a, (2, 1, 2)))(x)
+        assert same_bits(np.asarray(y), np.tile(np.asarray(x), (2, 1, 2)))
+        with pytest.raises(TypeError, match=r"must be static \(concrete\)"):
+            jax.jit(xtile.tile)(x, jax.numpy.asarray([2, 2]))
+
+
+def test_math_prod_of_cases_is_small() -> None:
+    """The case matrix stays cheap enough for every backend."""
+    assert all(math.prod(xtile.tile_shape(s, r)) < 10**6 for s, r in CASES)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("example", SPEC_EXAMPLES, ids=[e.name for e in SPEC_EXAMPLES])
+def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
+    """The specifications' own examples, values or shapes as written there."""
+    data = arange(example.data) if isinstance(example.data, tuple) else np.asarray(example.data)
+    x = make(data)
+    y = xtile.tile(x, example.repeats)
+    if isinstance(example.expected, tuple):
+        assert tuple(y.shape) == example.expected
+    else:
+        assert same_bits(to_numpy(y), np.asarray(example.expected, dtype=data.dtype))
+    assert_tile(y, x, example.repeats, xp)

@@ -1,0 +1,7 @@
+"""One exact, fast, differentiable Tile for every array-API backend."""
+
+from ._tile import tile, tile_shape
+
+__all__ = ["__version__", "tile", "tile_shape"]
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Internal helpers of xtile; nothing here is public."""

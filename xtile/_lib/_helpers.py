@@ -1,0 +1,206 @@
+"""Validation and host-side shape arithmetic shared by every public function."""
+
+import math
+import reprlib
+from collections.abc import Sequence
+from typing import TypeVar
+
+from . import _compat
+from ._typing import Array, ShapeLike
+
+__all__ = [
+    "INT64_MAX",
+    "check_array",
+    "check_non_negative",
+    "check_shape",
+    "eager_shape",
+    "host_ints",
+    "promote",
+    "tiled_shape",
+]
+
+INT64_MAX = 2**63 - 1
+_D = TypeVar("_D", int, int | None)
+
+
+def _short(value: object) -> str:  # numpydoc ignore=PR01,RT01
+    """Repr that stays readable in an error message for a large value."""
+    return reprlib.repr(value)
+
+
+def check_array(x: object, /, *, op: str, name: str) -> None:  # numpydoc ignore=PR01
+    """Raise `TypeError` unless `x` is an array of a namespace array-api-compat knows."""
+    if not _compat.is_array_api_obj(x):
+        msg = (
+            f"{op}: `{name}` must be an array of a namespace that array-api-compat "
+            f"supports (NumPy, CuPy, PyTorch, JAX, Dask, array-api-strict, ...); "
+            f"got {type(x).__name__} {_short(x)}."
+        )
+        raise TypeError(msg)
+
+
+def eager_shape(x: Array, /, *, op: str) -> tuple[int, ...]:  # numpydoc ignore=PR01,RT01
+    """Shape of `x` as ints; `TypeError` for a lazy shape (None, or Dask's nan)."""
+    shape = tuple(x.shape)
+    if any(d is None or math.isnan(d) for d in shape):
+        msg = (
+            f"{op}: unsupported lazy shape {shape} of `{type(x).__name__}`; the "
+            "output shape depends on it (for Dask, call `compute_chunk_sizes()` first)."
+        )
+        raise TypeError(msg)
+    return shape
+
+
+def _array_ints(
+    a: Array, /, *, op: str, name: str, int64_only: bool
+) -> tuple[tuple[int, ...], int]:  # numpydoc ignore=PR01,RT01
+    """Bring an integer array of any namespace and device to the host, once."""
+    xp = _compat.array_namespace(a)
+    if int64_only:
+        if a.dtype != xp.int64:
+            msg = f"{op}: `{name}` must be an int64 array; got dtype {a.dtype}."
+            raise TypeError(msg)
+    elif not xp.isdtype(a.dtype, "integral"):
+        msg = f"{op}: `{name}` must have an integer dtype; got dtype {a.dtype}."
+        raise TypeError(msg)
+    if a.ndim > 1:
+        msg = (
+            f"{op}: `{name}` must be 0-D or 1-D; got a {a.ndim}-D array of shape {tuple(a.shape)}."
+        )
+        raise ValueError(msg)
+    if _compat.is_jax_array(a):
+        import jax
+
+        if isinstance(a, jax.core.Tracer):
+            msg = (
+                f"{op}: `{name}` must be static (concrete), since it sets the output "
+                "shape; under `jax.jit` pass Python ints or mark it static "
+                f"(`static_argnums`). Got the traced value {a}."
+            )
+            raise TypeError(msg)
+    if _compat.is_dask_namespace(xp):
+        a = a.compute()  # one graph evaluation, not one per element
+    if a.ndim == 0:
+        return (int(a),), 0
+    # `tolist` is one transfer from any device; array-api-strict lacks it
+    values = a.tolist() if hasattr(a, "tolist") else [int(a[i]) for i in range(a.shape[0])]
+    return tuple(int(v) for v in values), 1
+
+
+def _element_int(v: object, i: int, /, *, op: str, name: str) -> int:  # numpydoc ignore=PR01,RT01
+    """One element of a repeats sequence: a Python int or a 0-D integer array."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if _compat.is_array_api_obj(v) and getattr(v, "ndim", None) == 0:
+        return _array_ints(v, op=op, name=name, int64_only=False)[0][0]
+    msg = (
+        f"{op}: `{name}` must hold integers; got {_short(v)} ({type(v).__name__}) at position {i}."
+    )
+    raise TypeError(msg)
+
+
+def host_ints(
+    repeats: object, /, *, op: str, name: str = "repeats", int64_only: bool = False
+) -> tuple[tuple[int, ...], int]:
+    """
+    Validate `repeats` and return it as host ints with its dimensionality.
+
+    This is the one place where a repeats array is materialised: its values set
+    the output shape, so they are needed on the host before anything else.
+
+    Parameters
+    ----------
+    repeats : object
+        An int, a sequence of ints, or a 0-D or 1-D integer array of any
+        namespace and device.
+    op : str
+        The operation named in error messages.
+    name : str, optional
+        The parameter named in error messages.
+    int64_only : bool, optional
+        Require an array to be int64 (ONNX) rather than of any integer dtype.
+
+    Returns
+    -------
+    tuple of int
+        The values.
+    int
+        0 for a scalar (int or 0-D array), 1 for a sequence or 1-D array.
+
+    Raises
+    ------
+    TypeError
+        For a non-integer value or dtype, or a traced JAX array.
+    ValueError
+        For an array with more than one dimension.
+    """
+    if _compat.is_array_api_obj(repeats):
+        return _array_ints(repeats, op=op, name=name, int64_only=int64_only)
+    if isinstance(repeats, int) and not isinstance(repeats, bool):
+        return (repeats,), 0
+    if isinstance(repeats, Sequence) and not isinstance(repeats, str | bytes):
+        return tuple(_element_int(v, i, op=op, name=name) for i, v in enumerate(repeats)), 1
+    msg = (
+        f"{op}: `{name}` must be an int, a sequence of ints or an integer array; "
+        f"got {_short(repeats)} ({type(repeats).__name__})."
+    )
+    raise TypeError(msg)
+
+
+def check_non_negative(
+    reps: tuple[int, ...], /, *, op: str, name: str = "repeats"
+) -> None:  # numpydoc ignore=PR01
+    """Raise `ValueError` naming the first negative repeat."""
+    for i, r in enumerate(reps):
+        if r < 0:
+            msg = f"{op}: `{name}` must be non-negative; got {r} at position {i} of {reps}."
+            raise ValueError(msg)
+
+
+def promote(
+    shape: tuple[_D, ...], reps: tuple[int, ...], /
+) -> tuple[tuple[_D | int, ...], tuple[int, ...]]:  # numpydoc ignore=PR01,RT01
+    """Prepend 1s to the shorter of `shape` and `reps` (NumPy / OpenVINO Tile-1)."""
+    ndim = max(len(shape), len(reps))
+    return (1,) * (ndim - len(shape)) + shape, (1,) * (ndim - len(reps)) + reps
+
+
+def tiled_shape(
+    shape: tuple[int | None, ...], reps: tuple[int, ...], /, *, op: str
+) -> tuple[int | None, ...]:  # numpydoc ignore=PR01,RT01
+    """Output shape of a tile of non-negative `reps`, checked to fit in int64."""
+    shape, reps = promote(shape, reps)
+    out = tuple(
+        0 if r == 0 else None if d is None else d * r for d, r in zip(shape, reps, strict=True)
+    )
+    # every intermediate dimension must be a valid int64 size too
+    known = [v for v in (*reps, *out) if v is not None]
+    if any(v > INT64_MAX for v in known) or (
+        None not in out and math.prod(out) > INT64_MAX  # type: ignore[arg-type]
+    ):
+        msg = (
+            f"{op}: the output shape {out} (`repeats` {reps}) has more elements "
+            f"than int64 can count ({INT64_MAX})."
+        )
+        raise ValueError(msg)
+    return out
+
+
+def check_shape(
+    shape: object, /, *, op: str
+) -> tuple[int | None, ...]:  # numpydoc ignore=PR01,RT01
+    """Validate a shape whose items are non-negative ints or None."""
+    if not isinstance(shape, Sequence) or isinstance(shape, str | bytes):
+        msg = f"{op}: `shape` must be a sequence of ints or None; got {_short(shape)}."
+        raise TypeError(msg)
+    dims: ShapeLike = shape
+    for i, d in enumerate(dims):
+        if d is None:
+            continue
+        if not isinstance(d, int) or isinstance(d, bool):
+            msg = f"{op}: `shape` must hold ints or None; got {_short(d)} at position {i}."
+            raise TypeError(msg)
+        if d < 0:
+            msg = f"{op}: `shape` must be non-negative; got {d} at position {i}."
+            raise ValueError(msg)
+    return tuple(dims)

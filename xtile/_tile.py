@@ -1,0 +1,124 @@
+"""`xtile.tile` and `xtile.tile_shape`: NumPy / OpenVINO Tile-1 / array-API semantics."""
+
+from . import _core
+from ._lib import _compat
+from ._lib._helpers import (
+    check_array,
+    check_non_negative,
+    check_shape,
+    eager_shape,
+    host_ints,
+    tiled_shape,
+)
+from ._lib._typing import Array, ArrayNamespace, Repeats
+
+__all__ = ["tile", "tile_shape"]
+
+
+def tile(x: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) -> Array:
+    """
+    Construct an array by repeating `x` the number of times given by `repeats`.
+
+    The semantics are those of `numpy.tile`, of OpenVINO Tile-1 and of the array
+    API standard's ``tile``. The result is built from views of `x` and copied
+    exactly once, into a fresh array.
+
+    Parameters
+    ----------
+    x : array
+        Input array of any namespace that array-api-compat supports. A NumPy
+        scalar counts as a 0-D NumPy array.
+    repeats : int or sequence of ints or array
+        Repetitions per axis: an int, a sequence of ints, or a 0-D or 1-D
+        integer array of any namespace, on any device. Shorter than ``x.ndim``:
+        ones are prepended; longer: `x` gains leading length-1 axes.
+    xp : array_namespace, optional
+        The standard-compatible namespace for `x`. Default: infer.
+
+    Returns
+    -------
+    array
+        Same namespace, dtype and device as `x`, with
+        ``max(x.ndim, len(repeats))`` dimensions. On backends with mutable
+        arrays it is a new, writable array that never shares memory with `x`.
+
+    Raises
+    ------
+    TypeError
+        If `x` is not an array, if `repeats` holds a non-integer or is an array
+        of non-integer dtype, or if `repeats` is traced under ``jax.jit``.
+    ValueError
+        If a repeat is negative, if `repeats` has more than one dimension, or
+        if the output would have more elements than int64 can count (checked
+        before any allocation).
+
+    See Also
+    --------
+    tile_shape : The output shape, without computing the tile.
+    numpy.tile : The reference semantics.
+
+    Notes
+    -----
+    ``output.shape[i] == promoted_shape[i] * promoted_repeats[i]``. Repeats of 0
+    and axes of size 0 give empty axes. Unlike `numpy.tile`, a negative repeat
+    is an error even where the input is empty.
+
+    Examples
+    --------
+    >>> import array_api_strict as xp
+    >>> import xtile
+    >>> xtile.tile(xp.asarray([1, 2]), (2, 2))
+    Array([[1, 2, 1, 2],
+           [1, 2, 1, 2]], dtype=array_api_strict.int64)
+    """
+    op = "xtile.tile"
+    check_array(x, op=op, name="x")
+    xp = _compat.array_namespace(x) if xp is None else xp
+    reps, _ = host_ints(repeats, op=op)
+    check_non_negative(reps, op=op)
+    tiled_shape(eager_shape(x, op=op), reps, op=op)
+    return _core.tile(x, reps, xp=xp)
+
+
+def tile_shape(shape: object, repeats: Repeats, /) -> tuple[int | None, ...]:
+    """
+    Compute the shape of ``xtile.tile(x, repeats)`` for an `x` of shape `shape`.
+
+    Parameters
+    ----------
+    shape : sequence of int or None
+        Shape of the input; `None` marks an unknown dimension.
+    repeats : int or sequence of ints or array
+        As for `tile`.
+
+    Returns
+    -------
+    tuple of int or None
+        The output shape. An unknown dimension stays unknown, except that an
+        unknown dimension times a repeat of 0 is 0.
+
+    Raises
+    ------
+    TypeError
+        If `shape` or `repeats` holds a non-integer, as for `tile`.
+    ValueError
+        If a dimension or a repeat is negative, or the output would have more
+        elements than int64 can count, as for `tile`.
+
+    See Also
+    --------
+    tile : Compute the tile itself.
+
+    Examples
+    --------
+    >>> import xtile
+    >>> xtile.tile_shape((None, 3), 2)
+    (None, 6)
+    >>> xtile.tile_shape((2, None, 3), (1, 0, 2))
+    (2, 0, 6)
+    """
+    op = "xtile.tile_shape"
+    dims = check_shape(shape, op=op)
+    reps, _ = host_ints(repeats, op=op)
+    check_non_negative(reps, op=op)
+    return tiled_shape(dims, reps, op=op)
