@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
-from xtile._lib._backends import Backend, BackendUnavailableError, dtypes
+from xtile._lib import _compat
+from xtile._lib._backends import Backend, BackendUnavailableError, dtypes, same_bits, to_numpy
 
 settings.register_profile(
     "xtile",
@@ -69,3 +70,29 @@ def make(xp: Any, device: Any) -> Callable[..., Any]:
 def arange(shape: tuple[int, ...]) -> Any:
     """Distinct values of a shape, for a NumPy reference."""
     return np.arange(1, math.prod(shape) + 1).reshape(shape)
+
+
+MUTABLE = {
+    Backend.NUMPY,
+    Backend.ARRAY_API_STRICT,
+    Backend.ARRAY_API_STRICT_DEVICE1,
+    Backend.TORCH,
+    Backend.TORCH_CUDA,
+    Backend.CUPY,
+}
+
+
+def reps_tuple(reps: int | tuple[int, ...]) -> tuple[int, ...]:
+    """Repeats as the tuple that every native tile takes."""
+    return (reps,) if isinstance(reps, int) else reps
+
+
+def assert_tile(y: Any, x: Any, reps: Any, xp: Any) -> None:
+    """`y` is ``numpy.tile(x, reps)`` bit for bit, in `x`'s namespace, dtype and device."""
+    assert _compat.array_namespace(y) is xp
+    assert y.dtype == x.dtype
+    assert _compat.device(y) == _compat.device(x)
+    expected = np.tile(to_numpy(x), reps)
+    actual = to_numpy(y)
+    assert actual.shape == expected.shape
+    assert same_bits(actual, expected), (actual, expected)

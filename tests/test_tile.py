@@ -9,11 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import xtile
-from xtile._lib import _compat
 from xtile._lib._backends import Backend, BackendUnavailableError, same_bits, to_numpy
 from xtile._lib._examples import SPEC_EXAMPLES, SpecExample
 
-from .conftest import arange
+from .conftest import MUTABLE, arange, assert_tile, reps_tuple
 
 # (input shape, repeats): ranks 0 to 6, zeros, promotion both ways, pure broadcasts
 CASES = [
@@ -50,31 +49,6 @@ DTYPE_NAMES = [
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
     "str", "bytes", "object", "StringDType",
 ]  # fmt: skip
-
-MUTABLE = {
-    Backend.NUMPY,
-    Backend.ARRAY_API_STRICT,
-    Backend.ARRAY_API_STRICT_DEVICE1,
-    Backend.TORCH,
-    Backend.TORCH_CUDA,
-    Backend.CUPY,
-}
-
-
-def reps_tuple(reps: int | tuple[int, ...]) -> tuple[int, ...]:
-    """Repeats as the tuple that every native tile takes."""
-    return (reps,) if isinstance(reps, int) else reps
-
-
-def assert_tile(y: Any, x: Any, reps: Any, xp: Any) -> None:
-    """`y` is ``numpy.tile(x, reps)`` bit for bit, in `x`'s namespace, dtype and device."""
-    assert _compat.array_namespace(y) is xp
-    assert y.dtype == x.dtype
-    assert _compat.device(y) == _compat.device(x)
-    expected = np.tile(to_numpy(x), reps)
-    actual = to_numpy(y)
-    assert actual.shape == expected.shape
-    assert same_bits(actual, expected), (actual, expected)
 
 
 class TestTile:

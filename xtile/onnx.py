@@ -1,0 +1,286 @@
+"""ONNX Tile-1, Tile-6 and Tile-13: strict layers over the one core."""
+
+from . import _core
+from ._lib import _compat
+from ._lib._helpers import (
+    check_array,
+    check_non_negative,
+    check_shape,
+    eager_shape,
+    host_ints,
+    tiled_shape,
+)
+from ._lib._typing import Array, ArrayNamespace, Repeats
+
+__all__ = ["tile", "tile_shape", "tile_v1"]
+
+# The type constraint T of each version, in ONNX's type names: data, not branches.
+_TILE_V6_TYPES = frozenset(
+    {
+        "bool", "complex128", "complex64", "double", "float", "float16", "int16", "int32",
+        "int64", "int8", "string", "uint16", "uint32", "uint64", "uint8",
+    }
+)  # fmt: skip
+TYPE_CONSTRAINTS = {
+    1: frozenset({"double", "float", "float16"}),
+    6: _TILE_V6_TYPES,
+    13: _TILE_V6_TYPES | {"bfloat16"},
+}
+
+# array-API (and NumPy) dtype names to ONNX tensor element type names
+_ONNX_NAMES = {
+    "bool": "bool", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+    "float16": "float16", "bfloat16": "bfloat16", "float32": "float", "float64": "double",
+    "complex64": "complex64", "complex128": "complex128",
+}  # fmt: skip
+
+
+def _onnx_type(x: Array, xp: ArrayNamespace) -> str:  # numpydoc ignore=PR01,RT01
+    """The ONNX element type of `x`, or the dtype's own name when ONNX has none."""
+    dtype = x.dtype
+    for name, onnx_name in _ONNX_NAMES.items():
+        ref = getattr(xp, name, None)
+        if ref is not None and dtype == ref:  # NumPy: `dtype == None` is float64
+            return onnx_name
+    kind = getattr(dtype, "kind", None)  # NumPy dtypes, also under Dask and JAX
+    if getattr(dtype, "name", None) == "bfloat16":  # ml_dtypes.bfloat16 on NumPy, Dask
+        return "bfloat16"
+    # tensor(string) is any NumPy text array, or an object array of str
+    if kind in {"U", "S", "T"} or (
+        kind == "O" and not _compat.is_lazy_array(x) and all(isinstance(v, str) for v in x.flat)
+    ):
+        return "string"
+    return str(dtype)
+
+
+def _check_type(x: Array, version: int, /, *, xp: ArrayNamespace) -> None:  # numpydoc ignore=PR01
+    """Raise `TypeError` unless `x`'s element type is in the version's constraint."""
+    allowed = TYPE_CONSTRAINTS[version]
+    onnx_type = _onnx_type(x, xp)
+    if onnx_type not in allowed:
+        hint = " (bfloat16 needs opset 13 or later)" if onnx_type == "bfloat16" else ""
+        msg = (
+            f"ONNX Tile-{version}: input type tensor({onnx_type}) (dtype {x.dtype}) is not "
+            f"in the type constraint T{hint}; allowed: {', '.join(sorted(allowed))}."
+        )
+        raise TypeError(msg)
+
+
+def _onnx_repeats(
+    repeats: Repeats, ndim: int | None, /, *, op: str
+) -> tuple[int, ...]:  # numpydoc ignore=PR01,RT01
+    """Tile-6/13 repeats: a 1-D int64 tensor or sequence, one non-negative entry per axis."""
+    reps, reps_ndim = host_ints(repeats, op=op, int64_only=True)
+    if reps_ndim == 0:
+        msg = f"{op}: repeats must be a 1-D tensor or a sequence of ints; got the scalar {reps[0]}."
+        raise ValueError(msg)
+    if ndim is not None and len(reps) != ndim:
+        msg = (
+            f"{op}: repeats has {len(reps)} elements but input has {ndim} dimensions "
+            f"(ONNX Tile does not broadcast); got repeats {reps}."
+        )
+        raise ValueError(msg)
+    check_non_negative(reps, op=op)
+    return reps
+
+
+def tile(
+    input: Array,  # the ONNX input's name
+    repeats: Repeats,
+    /,
+    *,
+    opset: int = 13,
+    xp: ArrayNamespace | None = None,
+) -> Array:
+    """
+    ONNX Tile-6 (opsets 6 to 12) and Tile-13 (opset 13 and later).
+
+    ``output_dim[i] = input_dim[i] * repeats[i]``, with exactly one repeat per
+    axis of `input`: unlike `xtile.tile`, ONNX Tile never broadcasts.
+
+    Parameters
+    ----------
+    input : array
+        Input tensor of any shape, of an element type in the operator's type
+        constraint T for `opset` (Tile-6 has no bfloat16). Text arrays count as
+        ``tensor(string)`` on NumPy.
+    repeats : array or sequence of ints
+        A 1-D int64 array (of any namespace and device) or a sequence of ints,
+        with ``input.ndim`` non-negative entries.
+    opset : int, optional
+        The model's opset version, 6 or later. Default: 13.
+    xp : array_namespace, optional
+        The standard-compatible namespace for `input`. Default: infer.
+
+    Returns
+    -------
+    array
+        The tiled tensor: same namespace, dtype and device as `input`, never
+        sharing memory with it.
+
+    Raises
+    ------
+    TypeError
+        If `input` is not an array or its type is not in T for `opset`, or if a
+        `repeats` array is not int64 or a `repeats` sequence holds a non-int.
+    ValueError
+        If `opset` is below 6 (use `tile_v1`), if `repeats` is not 1-D, has
+        not one entry per axis, or holds a negative repeat, or if the output
+        would have more elements than int64 can count.
+
+    See Also
+    --------
+    tile_v1 : ONNX Tile-1 (opsets 1 to 5).
+    xtile.tile : NumPy semantics, with broadcasting.
+
+    Examples
+    --------
+    >>> import array_api_strict as xp
+    >>> import xtile
+    >>> xtile.onnx.tile(xp.asarray([[1, 2], [3, 4]]), [1, 2])
+    Array([[1, 2, 1, 2],
+           [3, 4, 3, 4]], dtype=array_api_strict.int64)
+    """
+    if isinstance(opset, bool) or not isinstance(opset, int):
+        msg = f"ONNX Tile: `opset` must be an int; got {opset!r}."
+        raise TypeError(msg)
+    if opset < 6:
+        msg = (
+            f"ONNX Tile: opset {opset} has Tile-1, whose inputs are (input, tiles, axis); "
+            "call `xtile.onnx.tile_v1` for it. `xtile.onnx.tile` covers opset 6 and later."
+        )
+        raise ValueError(msg)
+    version = 13 if opset >= 13 else 6
+    op = f"ONNX Tile-{version}"
+    check_array(input, op=op, name="input")
+    xp = _compat.array_namespace(input) if xp is None else xp
+    _check_type(input, version, xp=xp)
+    reps = _onnx_repeats(repeats, input.ndim, op=op)
+    tiled_shape(eager_shape(input, op=op), reps, op=op)
+    return _core.tile(input, reps, xp=xp)
+
+
+def tile_v1(
+    input: Array,  # the ONNX input's name
+    tiles: int | Array,
+    axis: int | Array,
+    /,
+    *,
+    xp: ArrayNamespace | None = None,
+) -> Array:
+    """
+    ONNX Tile-1: repeat the whole input `tiles` times along one `axis`.
+
+    ``output.shape[axis] == input.shape[axis] * tiles``; the other axes are
+    unchanged.
+
+    Parameters
+    ----------
+    input : array
+        Input tensor of float16, float32 or float64.
+    tiles : int or array
+        Number of copies: an int, or an int64 array with one element.
+    axis : int or array
+        The axis to tile along, negative counting from the end: an int, or an
+        int64 array with one element.
+    xp : array_namespace, optional
+        The standard-compatible namespace for `input`. Default: infer.
+
+    Returns
+    -------
+    array
+        The tiled tensor: same namespace, dtype and device as `input`, never
+        sharing memory with it.
+
+    Raises
+    ------
+    TypeError
+        If `input` is not a float16/32/64 array, or `tiles` or `axis` is not an
+        int or an int64 array.
+    ValueError
+        If `tiles` or `axis` has more than one element, if `axis` is out of
+        range, if `tiles` is negative, or if the output would have more
+        elements than int64 can count.
+
+    See Also
+    --------
+    tile : ONNX Tile-6 and Tile-13.
+
+    Examples
+    --------
+    >>> import array_api_strict as xp
+    >>> import xtile
+    >>> xtile.onnx.tile_v1(xp.asarray([[1.0, 2.0]]), 3, -1)
+    Array([[1., 2., 1., 2., 1., 2.]], dtype=array_api_strict.float64)
+    """
+    op = "ONNX Tile-1"
+    check_array(input, op=op, name="input")
+    xp = _compat.array_namespace(input) if xp is None else xp
+    _check_type(input, 1, xp=xp)
+    n_tiles = _one_int(tiles, op=op, name="tiles")
+    ax = _one_int(axis, op=op, name="axis")
+    ndim = input.ndim
+    if not -ndim <= ax < ndim:
+        msg = f"{op}: `axis` {ax} is out of range for an input of {ndim} dimensions."
+        raise ValueError(msg)
+    check_non_negative((n_tiles,), op=op, name="tiles")
+    reps = tuple(n_tiles if i == ax % ndim else 1 for i in range(ndim))
+    tiled_shape(eager_shape(input, op=op), reps, op=op)
+    return _core.tile(input, reps, xp=xp)
+
+
+def _one_int(value: int | Array, /, *, op: str, name: str) -> int:  # numpydoc ignore=PR01,RT01
+    """A Tile-1 scalar input: an int, or an int64 array with one element."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if not _compat.is_array_api_obj(value):
+        msg = f"{op}: `{name}` must be an int or an int64 array; got {value!r}."
+        raise TypeError(msg)
+    values, _ = host_ints(value, op=op, name=name, int64_only=True)
+    if len(values) != 1:
+        msg = f"{op}: `{name}` must have exactly one element; got {values}."
+        raise ValueError(msg)
+    return values[0]
+
+
+def tile_shape(shape: object, repeats: Repeats, /) -> tuple[int | None, ...]:
+    """
+    ONNX shape inference for Tile-6 and Tile-13.
+
+    Parameters
+    ----------
+    shape : sequence of int or None
+        Shape of the input; `None` marks an unknown dimension.
+    repeats : array or sequence of ints
+        As for `tile`: one entry per dimension of `shape`.
+
+    Returns
+    -------
+    tuple of int or None
+        ``shape[i] * repeats[i]``; an unknown dimension stays unknown, except
+        that an unknown dimension times 0 is 0.
+
+    Raises
+    ------
+    TypeError
+        If `shape` or `repeats` holds a non-integer, or a `repeats` array is
+        not int64.
+    ValueError
+        If the ranks differ, a dimension or repeat is negative, or the output
+        would have more elements than int64 can count.
+
+    See Also
+    --------
+    tile : The operator itself.
+
+    Examples
+    --------
+    >>> import xtile
+    >>> xtile.onnx.tile_shape((None, 3), [2, 2])
+    (None, 6)
+    """
+    op = "ONNX Tile"
+    dims = check_shape(shape, op=op)
+    reps = _onnx_repeats(repeats, len(dims), op=op)
+    return tiled_shape(dims, reps, op=op)

@@ -1,0 +1,67 @@
+"""OpenVINO Tile-1: NumPy-style promotion, any integer repeats, negatives count as 0."""
+
+from . import _core
+from ._lib import _compat
+from ._lib._helpers import check_array, eager_shape, host_ints, tiled_shape
+from ._lib._typing import Array, ArrayNamespace, Repeats
+
+__all__ = ["tile"]
+
+
+def tile(data: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) -> Array:
+    """
+    OpenVINO Tile-1: repeat `data` the number of times given by `repeats` per axis.
+
+    The semantics are those of `xtile.tile` (NumPy promotion both ways), except
+    that a negative repeat counts as 0, as it does in the OpenVINO runtime,
+    whose shape inference clamps negative repeats to zero.
+
+    Parameters
+    ----------
+    data : array
+        Input tensor of any type.
+    repeats : int or sequence of ints or array
+        Per-axis replication factors: an int, a sequence of ints, or a 0-D or
+        1-D array of any integer dtype (signed or unsigned), namespace and
+        device. Shorter than ``data.ndim``: ones are prepended; longer: `data`
+        gains leading length-1 axes.
+    xp : array_namespace, optional
+        The standard-compatible namespace for `data`. Default: infer.
+
+    Returns
+    -------
+    array
+        Same namespace, dtype and device as `data`, with
+        ``max(data.ndim, len(repeats))`` dimensions, never sharing memory with
+        `data`.
+
+    Raises
+    ------
+    TypeError
+        If `data` is not an array, or `repeats` holds a non-integer or is an
+        array of non-integer dtype.
+    ValueError
+        If `repeats` has more than one dimension, or the output would have
+        more elements than int64 can count.
+
+    See Also
+    --------
+    xtile.tile : The same, with negative repeats rejected.
+
+    Examples
+    --------
+    >>> import array_api_strict as xp
+    >>> import xtile
+    >>> xtile.openvino.tile(xp.asarray([1, 2]), xp.asarray([2, 2], dtype=xp.uint8))
+    Array([[1, 2, 1, 2],
+           [1, 2, 1, 2]], dtype=array_api_strict.int64)
+    >>> xtile.openvino.tile(xp.asarray([1, 2]), [-1, 2]).shape
+    (0, 4)
+    """
+    op = "OpenVINO Tile-1"
+    check_array(data, op=op, name="data")
+    xp = _compat.array_namespace(data) if xp is None else xp
+    reps, _ = host_ints(repeats, op=op)
+    reps = tuple(max(r, 0) for r in reps)  # the runtime's shape inference clamps at 0
+    tiled_shape(eager_shape(data, op=op), reps, op=op)
+    return _core.tile(data, reps, xp=xp)
