@@ -1,11 +1,21 @@
-"""The one importer of `array_api_compat`: every backend check goes through here."""
+"""
+The one importer of `array_api_compat`: every backend check goes through here.
 
+While ``torch.compile`` traces, array-api-compat's name-based checks are replaced by
+``isinstance(x, torch.Tensor)``: their ``functools.lru_cache`` makes dynamo warn (and
+fail under ``fullgraph=True`` with warnings as errors), and inside a traced function
+every array is a tensor anyway.
+"""
+
+import sys
+from types import ModuleType
+from typing import Any
+
+import array_api_compat
 from array_api_compat import (
-    array_namespace,
-    device,
-    is_array_api_obj,
     is_dask_namespace,
     is_jax_array,
+    is_jax_namespace,
     is_lazy_array,
     is_torch_namespace,
 )
@@ -16,6 +26,34 @@ __all__ = [
     "is_array_api_obj",
     "is_dask_namespace",
     "is_jax_array",
+    "is_jax_namespace",
     "is_lazy_array",
     "is_torch_namespace",
 ]
+
+
+def _compiling_torch() -> Any:  # numpydoc ignore=RT01
+    """The `torch` module while dynamo traces, else None; never imports torch."""
+    torch = sys.modules.get("torch")
+    return torch if torch is not None and torch.compiler.is_compiling() else None
+
+
+def is_array_api_obj(x: object) -> bool:  # numpydoc ignore=PR01,RT01
+    """Whether `x` is an array of a namespace array-api-compat supports."""
+    if (torch := _compiling_torch()) is not None:
+        return isinstance(x, torch.Tensor)
+    return array_api_compat.is_array_api_obj(x)
+
+
+def array_namespace(x: object) -> ModuleType:  # numpydoc ignore=PR01,RT01
+    """The array-api-compat namespace of `x`."""
+    if _compiling_torch() is not None:
+        from array_api_compat import torch as torch_namespace
+
+        return torch_namespace
+    return array_api_compat.array_namespace(x)
+
+
+def device(x: Any) -> Any:  # numpydoc ignore=PR01,RT01
+    """The device of `x` (NumPy and Dask arrays lack a ``.device`` before NumPy 2)."""
+    return array_api_compat.device(x)

@@ -42,7 +42,9 @@ def check_array(x: object, /, *, op: str, name: str) -> None:  # numpydoc ignore
 def eager_shape(x: Array, /, *, op: str) -> tuple[int, ...]:  # numpydoc ignore=PR01,RT01
     """Shape of `x` as ints; `TypeError` for a lazy shape (None, or Dask's nan)."""
     shape = tuple(x.shape)
-    if any(d is None or math.isnan(d) for d in shape):
+    # Dask's unknown sizes are float nan; torch.compile's symbolic sizes must not be
+    # passed to math.isnan
+    if any(d is None or (isinstance(d, float) and math.isnan(d)) for d in shape):
         msg = (
             f"{op}: unsupported lazy shape {shape} of `{type(x).__name__}`; the "
             "output shape depends on it (for Dask, call `compute_chunk_sizes()` first)."

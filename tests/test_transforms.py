@@ -1,0 +1,251 @@
+"""Autodiff, vmap and compilation of `xtile.tile` through PyTorch and JAX."""
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import xtile
+from xtile._lib._backends import Backend, BackendUnavailableError
+
+# (shape, repeats): promotion both ways, zero repeats, size-1 and pure-broadcast axes
+CASES = [
+    ((2, 3), (2, 3)),
+    ((2, 3), (2, 1, 2)),
+    ((3,), (2, 2)),
+    ((2, 3, 2), (2,)),
+    ((2, 3), (0, 2)),
+    ((1, 4), (3, 1)),
+    ((), (3,)),
+]
+IDS = [f"{s}x{r}" for s, r in CASES]
+
+
+@pytest.fixture(params=[Backend.TORCH, Backend.TORCH_CUDA], ids=lambda b: b.value)
+def torch_device(request: pytest.FixtureRequest) -> Any:
+    """A PyTorch device: the CPU, and CUDA where present."""
+    pytest.importorskip("torch")
+    try:
+        return request.param.load()[1]
+    except BackendUnavailableError as e:
+        pytest.skip(str(e))
+
+
+@pytest.fixture(params=[Backend.JAX, Backend.JAX_GPU], ids=lambda b: b.value)
+def jax_device(request: pytest.FixtureRequest) -> Any:
+    """A JAX device: the CPU, and a GPU where present."""
+    pytest.importorskip("jax")
+    try:
+        return request.param.load()[1]
+    except BackendUnavailableError as e:
+        pytest.skip(str(e))
+
+
+class TestTorch:
+    @pytest.mark.parametrize(("shape", "reps"), CASES, ids=IDS)
+    @pytest.mark.parametrize("dtype", ["float64", "complex128"])
+    def test_gradcheck(self, torch_device: Any, shape: Any, reps: Any, dtype: str) -> None:
+        import torch
+
+        x = torch.randn(shape, dtype=getattr(torch, dtype), device=torch_device)
+        x.requires_grad_(True)
+        fn = lambda a: xtile.tile(a, reps)  # noqa: E731
+        assert torch.autograd.gradcheck(fn, (x,))
+        assert torch.autograd.gradgradcheck(fn, (x,))
+        assert torch.autograd.gradcheck(fn, (x,), check_forward_ad=True, check_backward_ad=False)
+
+    @pytest.mark.parametrize(("shape", "reps"), CASES, ids=IDS)
+    def test_gradients_equal_torch_tile(self, torch_device: Any, shape: Any, reps: Any) -> None:
+        import torch
+        from torch.func import grad, jacfwd, jacrev, jvp, vjp
+
+        # integer values: every sum is exact, so any reduction order gives the same bits
+        def ints(*size: int) -> Any:
+            return torch.randint(-9, 9, size, device=torch_device).double()
+
+        x, t = ints(*shape), ints(*shape)
+
+        def ours(a: Any) -> Any:
+            return xtile.tile(a, reps)
+
+        def native(a: Any) -> Any:
+            return torch.tile(a, reps)
+
+        w = ints(*native(x).shape)
+        for transform in (
+            lambda f: grad(lambda a: (f(a) * w).sum())(x),
+            lambda f: jvp(f, (x,), (t,))[1],
+            lambda f: vjp(f, x)[1](w)[0],
+            lambda f: jacrev(f)(x),
+            lambda f: jacfwd(f)(x),
+        ):
+            assert torch.equal(transform(ours), transform(native))
+
+    def test_forward_ad(self, torch_device: Any) -> None:
+        import torch
+        import torch.autograd.forward_ad as fwad
+
+        x = torch.randn(2, 3, dtype=torch.float64, device=torch_device)
+        t = torch.randn(2, 3, dtype=torch.float64, device=torch_device)
+        with fwad.dual_level():
+            y = xtile.tile(fwad.make_dual(x, t), (2, 1, 2))
+            assert torch.equal(fwad.unpack_dual(y).tangent, torch.tile(t, (2, 1, 2)))
+
+    def test_backward_through_module(self, torch_device: Any) -> None:
+        import torch
+
+        x = torch.randn(3, 4, device=torch_device, requires_grad=True)
+        xtile.tile(x, (2, 5)).pow(2).sum().backward()
+        expected = torch.randn(3, 4, device=torch_device, requires_grad=True)
+        with torch.no_grad():
+            expected.copy_(x)
+        torch.tile(expected, (2, 5)).pow(2).sum().backward()
+        assert torch.equal(x.grad, expected.grad)  # type: ignore[arg-type]
+
+    @pytest.mark.parametrize("in_dims", [0, 1, 2])
+    def test_vmap(self, torch_device: Any, in_dims: int) -> None:
+        """Per-sample tiling of the inner axes, with the batch on any axis."""
+        import torch
+        from torch.func import vmap
+
+        batch = torch.randn(5, 2, 3, device=torch_device)
+        batch = batch.movedim(0, in_dims)
+        got = vmap(lambda a: xtile.tile(a, (2, 1, 3)), in_dims=in_dims)(batch)
+        samples = batch.unbind(in_dims)
+        assert torch.equal(got, torch.stack([torch.tile(s, (2, 1, 3)) for s in samples]))
+
+    def test_nested_vmap_and_grad(self, torch_device: Any) -> None:
+        import torch
+        from torch.func import grad, vmap
+
+        x = torch.randint(-9, 9, (4, 5, 2, 3), device=torch_device).double()
+        ours = vmap(vmap(grad(lambda a: xtile.tile(a, (3, 2)).square().sum())))(x)
+        native = vmap(vmap(grad(lambda a: torch.tile(a, (3, 2)).square().sum())))(x)
+        assert torch.equal(ours, native)
+
+    @pytest.mark.parametrize("dynamic", [False, True])
+    def test_compile_fullgraph(self, torch_device: Any, dynamic: bool) -> None:
+        """No graph break (`fullgraph`), no warning (pytest turns them into errors)."""
+        import torch
+        from torch._dynamo.utils import counters
+
+        torch._dynamo.reset()
+        counters.clear()
+        fn = torch.compile(lambda a: xtile.tile(a, (2, 1, 3)) * 2, fullgraph=True, dynamic=dynamic)
+        for shape in [(2, 3), (4, 5), (3, 7)]:
+            x = torch.randn(shape, device=torch_device)
+            assert torch.equal(fn(x), torch.tile(x, (2, 1, 3)) * 2)
+        assert not counters["graph_break"]
+
+    def test_compile_backward(self, torch_device: Any) -> None:
+        import torch
+
+        torch._dynamo.reset()
+        x = torch.randn(3, 4, dtype=torch.float64, device=torch_device, requires_grad=True)
+        loss = torch.compile(lambda a: xtile.tile(a, (2, 2)).square().sum(), fullgraph=True)
+        (g,) = torch.autograd.grad(loss(x), x)
+        (expected,) = torch.autograd.grad(torch.tile(x, (2, 2)).square().sum(), x)
+        assert torch.allclose(g, expected)
+
+
+@pytest.fixture(params=[True, False], ids=["x64", "x32"])
+def x64(request: pytest.FixtureRequest) -> Iterator[bool]:
+    """JAX with and without 64-bit types; the test harness runs with them on."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", request.param)
+    try:
+        yield request.param
+    finally:
+        jax.config.update("jax_enable_x64", True)
+
+
+class TestJax:
+    @pytest.mark.parametrize(("shape", "reps"), CASES, ids=IDS)
+    @pytest.mark.usefixtures("x64")
+    def test_gradients_equal_jnp_tile(self, jax_device: Any, shape: Any, reps: Any) -> None:
+        import jax
+        import jax.numpy as jnp
+
+        # integer values: every sum is exact, so any reduction order gives the same bits
+        def ints(seed: int, size: Any) -> Any:
+            values = jax.random.randint(jax.random.key(seed), size, -9, 9).astype(float)
+            return jax.device_put(values, jax_device)
+
+        x, t = ints(0, shape), ints(1, shape)
+        w = ints(2, jnp.tile(x, reps).shape)
+
+        def ours(a: Any) -> Any:
+            return xtile.tile(a, reps)
+
+        def native(a: Any) -> Any:
+            return jnp.tile(a, reps)
+
+        for transform in (
+            lambda f: jax.grad(lambda a: (f(a) * w).sum())(x),
+            lambda f: jax.jvp(f, (x,), (t,))[1],
+            lambda f: jax.vjp(f, x)[1](w)[0],
+            lambda f: jax.jacfwd(f)(x),
+            lambda f: jax.jacrev(f)(x),
+            lambda f: jax.jit(jax.grad(lambda a: (f(a) * w).sum()))(x),
+        ):
+            got, expected = transform(ours), transform(native)
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(expected), strict=True)
+
+    @pytest.mark.usefixtures("x64")
+    def test_vmap_nested(self, jax_device: Any) -> None:
+        import jax
+        import jax.numpy as jnp
+
+        x = jax.device_put(jnp.arange(2 * 4 * 2 * 3.0).reshape(2, 4, 2, 3), jax_device)
+        ours = jax.vmap(jax.vmap(lambda a: xtile.tile(a, (2, 1, 3))))(x)
+        native = jax.vmap(jax.vmap(lambda a: jnp.tile(a, (2, 1, 3))))(x)
+        np.testing.assert_array_equal(np.asarray(ours), np.asarray(native))
+        moved = jax.vmap(lambda a: xtile.tile(a, (3,)), in_axes=2)(x)
+        assert moved.shape == (2, 2, 4, 9)
+
+    @pytest.mark.usefixtures("x64")
+    def test_jit_static_repeats(self, jax_device: Any) -> None:
+        import jax
+        import jax.numpy as jnp
+
+        x = jax.device_put(jnp.arange(6.0).reshape(2, 3), jax_device)
+        expected = np.tile(np.asarray(x), (2, 2))
+        np_reps, jax_reps = np.array([2, 2]), jnp.array([2, 2])  # concrete, in closures
+        for fn in (
+            jax.jit(lambda a: xtile.tile(a, (2, 2))),
+            jax.jit(lambda a: xtile.tile(a, np_reps)),
+            jax.jit(lambda a: xtile.tile(a, jax_reps)),
+        ):
+            np.testing.assert_array_equal(np.asarray(fn(x)), expected)
+        static = jax.jit(xtile.tile, static_argnums=1)
+        np.testing.assert_array_equal(np.asarray(static(x, (2, 2))), expected)
+
+    @pytest.mark.usefixtures("x64")
+    def test_traced_repeats_must_be_static(self, jax_device: Any) -> None:
+        import jax
+        import jax.numpy as jnp
+
+        x = jax.device_put(jnp.ones((2, 3)), jax_device)
+        with pytest.raises(TypeError, match=r"`repeats` must be static \(concrete\)"):
+            jax.jit(xtile.tile)(x, jnp.array([2, 2]))
+        with pytest.raises(TypeError, match=r"must be static \(concrete\)"):
+            jax.jit(lambda a, n: xtile.tile(a, [n, 2]))(x, 3)
+        with pytest.raises(TypeError, match=r"must be static \(concrete\)"):
+            jax.jit(xtile.onnx.tile)(x, jnp.array([2, 2], dtype=jnp.int64))
+
+    @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+    def test_low_precision(self, jax_device: Any, dtype: str) -> None:
+        import jax
+        import jax.numpy as jnp
+
+        x = jax.device_put(jnp.arange(6.0, dtype=dtype).reshape(2, 3), jax_device)
+
+        def loss(f: Any) -> Any:
+            return jax.grad(lambda a: f(a, (3, 2)).astype(jnp.float32).sum())(x)
+
+        got, expected = loss(xtile.tile), loss(jnp.tile)
+        assert got.dtype == jnp.dtype(dtype)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+        assert xtile.tile(x, (2, 1)).dtype == jnp.dtype(dtype)
