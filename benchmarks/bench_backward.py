@@ -14,9 +14,9 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from bench_tile import best_time
 
 import xtile
+from xtile._lib._bench import best_time
 
 CASES = [
     ((1000, 1000), (4, 4)),

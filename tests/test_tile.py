@@ -340,3 +340,31 @@ def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
     else:
         assert same_bits(to_numpy(y), np.asarray(example.expected, dtype=data.dtype))
     assert_tile(y, x, example.repeats, xp)
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps"),
+    [
+        ((400, 3), (1, 100)),
+        ((40, 30, 3), (2, 3, 10)),
+        ((3, 5), (100, 2, 1, 30)),
+        ((2, 3, 4, 5), (10, 10, 1, 1)),
+        ((500,), (300,)),
+        ((1, 1000), (400, 1)),
+        ((100, 100), (2, 1)),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "complex128", "U3", "object"])
+@pytest.mark.parametrize("layout", ["C", "transposed", "strided"])
+def test_numpy_long_runs(shape: Any, reps: Any, dtype: str, layout: str) -> None:
+    """NumPy's long-run copy (outputs of 64 KiB and more), and its fallbacks."""
+    x = arange(shape).astype(dtype)
+    if layout == "transposed":
+        x = x.T
+    elif layout == "strided":
+        x = x[..., ::2]
+    y = xtile.tile(x, reps)
+    assert y.flags.c_contiguous
+    assert y.flags.writeable
+    assert not np.shares_memory(x, y)
+    assert same_bits(y, np.tile(x, reps))

@@ -3,7 +3,8 @@
 
 Runs the specifications' examples and random cases on every installed backend
 and device, prints one row per (backend, device), and exits non-zero on any
-mismatch. Needs NumPy, the reference.
+mismatch. Needs NumPy, the reference. ``python -m xtile bench`` runs the
+benchmark suite instead.
 """
 
 import argparse
@@ -87,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     int
         0 when every case matched on every backend, 1 otherwise.
     """
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:
+        return _bench(argv[1:])
     parser = argparse.ArgumentParser(prog="python -m xtile", description=__doc__)
     parser.add_argument("--cases", type=int, default=300, help="random cases per backend")
     parser.add_argument("--seed", type=int, default=0)
@@ -113,6 +117,25 @@ def main(argv: list[str] | None = None) -> int:
         )
     print("OK: every case matched" if not failures else f"FAILED: {failures} mismatches")
     return int(failures > 0)
+
+
+def _bench(argv: list[str]) -> int:  # numpydoc ignore=PR01,RT01
+    """``python -m xtile bench``: time xtile, the native tile and a plain copy."""
+    from ._lib import _bench
+
+    parser = argparse.ArgumentParser(prog="python -m xtile bench", description=_bench.__doc__)
+    parser.add_argument("--backends", default=",".join(_bench.BACKENDS))
+    parser.add_argument("--repeat", type=int, default=5, help="samples per timing")
+    parser.add_argument("--csv", help="write the results to this CSV file")
+    parser.add_argument("--plot", help="draw xtile vs native vs the copy bound to this PNG")
+    args = parser.parse_args(argv)
+    results = _bench.run(args.backends.split(","), repeat=args.repeat)
+    print(_bench.table(results))
+    if args.csv:
+        _bench.write_csv(results, args.csv)
+    if args.plot:
+        _bench.plot(results, args.plot)
+    return 0
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from array_api_compat import (
     is_jax_array,
     is_jax_namespace,
     is_lazy_array,
+    is_numpy_namespace,
     is_torch_namespace,
 )
 
@@ -28,30 +29,50 @@ __all__ = [
     "is_jax_array",
     "is_jax_namespace",
     "is_lazy_array",
+    "is_numpy_namespace",
     "is_torch_namespace",
 ]
 
 
-def _compiling_torch() -> Any:  # numpydoc ignore=RT01
-    """The `torch` module while dynamo traces, else None; never imports torch."""
+def _compiling_torch(x: object) -> Any:  # numpydoc ignore=PR01,RT01
+    """The `torch` module while dynamo traces a tensor `x`, else None; never imports torch."""
+    if not type(x).__module__.startswith("torch"):
+        return None
     torch = sys.modules.get("torch")
     return torch if torch is not None and torch.compiler.is_compiling() else None
 
 
+# Never arrays; `float` is not listed since NumPy's float64 scalar subclasses it
+_NOT_ARRAYS = frozenset({int, bool, tuple, list, str, bytes, type(None)})
+
+
 def is_array_api_obj(x: object) -> bool:  # numpydoc ignore=PR01,RT01
     """Whether `x` is an array of a namespace array-api-compat supports."""
-    if (torch := _compiling_torch()) is not None:
+    if type(x) in _NOT_ARRAYS:
+        return False
+    if (torch := _compiling_torch(x)) is not None:
         return isinstance(x, torch.Tensor)
     return array_api_compat.is_array_api_obj(x)
 
 
+# For these libraries the namespace depends on the array's type alone; the lookup costs
+# ~1-2 us, a third of `numpy.tile` on a small array, so it is done once per type.
+_BY_TYPE: dict[type, ModuleType] = {}
+_TYPE_CACHED = ("numpy", "torch", "cupy", "jax", "jaxlib")
+
+
 def array_namespace(x: object) -> ModuleType:  # numpydoc ignore=PR01,RT01
     """The array-api-compat namespace of `x`."""
-    if _compiling_torch() is not None:
+    if _compiling_torch(x) is not None:
         from array_api_compat import torch as torch_namespace
 
         return torch_namespace
-    return array_api_compat.array_namespace(x)
+    xp = _BY_TYPE.get(type(x))
+    if xp is None:
+        xp = array_api_compat.array_namespace(x)
+        if type(x).__module__.partition(".")[0] in _TYPE_CACHED:
+            _BY_TYPE[type(x)] = xp
+    return xp
 
 
 def device(x: Any) -> Any:  # numpydoc ignore=PR01,RT01

@@ -136,6 +136,8 @@ def host_ints(
     ValueError
         For an array with more than one dimension.
     """
+    if type(repeats) is tuple and all(type(v) is int for v in repeats):
+        return repeats, 1  # the common case, kept cheap for small tiles
     if _compat.is_array_api_obj(repeats):
         return _array_ints(repeats, op=op, name=name, int64_only=int64_only)
     if isinstance(repeats, int) and not isinstance(repeats, bool):

@@ -1,0 +1,357 @@
+"""
+The benchmark suite behind ``python -m xtile bench`` and ``benchmarks/bench_tile.py``.
+
+For every case and backend it times, side by side in one run, `xtile.tile`, the
+backend's own tile, and a plain copy of an array of the output's size (the bound a
+Tile cannot beat: it must allocate and write every output byte once). Harness code:
+it needs NumPy, and imports each backend it is asked for.
+"""
+
+import csv
+import math
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass
+from functools import partial
+from typing import Any, NamedTuple, TypeVar
+
+import xtile
+
+__all__ = ["BACKENDS", "CASES", "Case", "Result", "plot", "run", "table", "write_csv"]
+
+_T = TypeVar("_T")
+_TORCH_THREADS: dict[str, int] = {}  # the default thread count, before any change
+
+
+class Case(NamedTuple):
+    """One benchmark case: an input shape, repeats, a dtype, and what it stresses."""
+
+    shape: tuple[int, ...]
+    reps: tuple[int, ...]
+    dtype: str
+    kind: str
+
+
+CASES = [
+    Case((1000, 1000), (4, 4), "float32", "long inner runs"),
+    Case((4000, 3), (1, 1000), "float32", "short inner runs"),
+    Case((100, 100, 3), (10, 10, 10), "float32", "short inner runs, 3 axes"),
+    Case((2, 3, 4, 5), (10, 10, 10, 10), "float32", "4 repeated axes"),
+    Case((2, 2, 2, 2, 2, 2), (4, 4, 4, 4, 4, 4), "float32", "6 repeated axes"),
+    Case((1, 1000), (4000, 1), "float32", "pure broadcast, outer"),
+    Case((1000, 1), (1, 4000), "float32", "pure broadcast, inner"),
+    Case((2000, 2000), (2, 1), "float32", "large input, small repeats"),
+    Case((1000, 1000), (2, 2), "float64", "large input, small repeats"),
+    Case((8, 8), (2, 2), "float32", "tiny (per-call overhead)"),
+    Case((1000, 1000), (4, 4), "bool", "dtype"),
+    Case((1000, 1000), (4, 4), "int8", "dtype"),
+    Case((500, 500), (4, 4), "float64", "dtype"),
+    Case((300, 300), (4, 4), "complex128", "dtype"),
+]
+
+
+@dataclass
+class Result:
+    """Timings of one (backend, case), in seconds per call."""
+
+    backend: str
+    case: str
+    kind: str
+    dtype: str
+    out_bytes: int
+    copy_s: float
+    native_s: float
+    xtile_s: float
+
+    @property
+    def vs_native(self) -> float:  # numpydoc ignore=RT01
+        """How many times faster xtile is than the native tile."""
+        return self.native_s / self.xtile_s
+
+    @property
+    def vs_copy(self) -> float:  # numpydoc ignore=RT01
+        """xtile's speed as a fraction of the plain-copy bound."""
+        return self.copy_s / self.xtile_s
+
+
+def best_time(fn: Callable[[], Any], sync: Callable[[Any], Any], repeat: int) -> float:
+    """
+    Best seconds per call over `repeat` samples, after a warm-up call.
+
+    Parameters
+    ----------
+    fn : callable
+        The call to time.
+    sync : callable
+        Waits for a result (JAX dispatches asynchronously).
+    repeat : int
+        Number of samples; each runs enough calls to last 20 ms.
+
+    Returns
+    -------
+    float
+        The fastest sample's seconds per call.
+    """
+    sync(fn())
+    best = math.inf
+    for _ in range(repeat):
+        number = 1
+        while True:
+            t0 = time.perf_counter()
+            for _ in range(number):
+                sync(fn())
+            elapsed = time.perf_counter() - t0
+            if elapsed > 0.02:
+                break
+            number *= 4
+        best = min(best, elapsed / number)
+    return best
+
+
+class _Backend(NamedTuple):
+    asarray: Callable[[Any], Any]
+    native: Callable[[Any, tuple[int, ...]], Any]
+    copy: Callable[[Any], Any]
+    tile: Callable[[Any, tuple[int, ...]], Any]
+    sync: Callable[[Any], Any]
+
+
+def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Backend]]:  # numpydoc ignore=PR01,YD01
+    """The backends to race, each with its own tile and plain copy."""
+    import numpy as np
+
+    def same(a: _T) -> _T:
+        return a
+
+    for name in names:
+        if name == "numpy":
+            yield name, _Backend(np.asarray, np.tile, np.copy, xtile.tile, same)
+        elif name.startswith("torch"):
+            import torch
+
+            _TORCH_THREADS.setdefault("all", torch.get_num_threads())
+            torch.set_num_threads(1 if name == "torch-1thread" else _TORCH_THREADS["all"])
+            yield name, _Backend(torch.asarray, torch.tile, torch.clone, xtile.tile, same)
+        elif name.startswith("jax"):
+            import jax
+            import jax.numpy as jnp
+
+            jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]
+
+            def block(a: Any) -> Any:
+                return a.block_until_ready()
+
+            if name == "jax-jit":
+                yield (
+                    name,
+                    _Backend(
+                        jnp.asarray,
+                        partial(_jitted, jnp.tile),
+                        jax.jit(jnp.copy),
+                        partial(_jitted, xtile.tile),
+                        block,
+                    ),
+                )
+            else:
+                yield name, _Backend(jnp.asarray, jnp.tile, jnp.copy, xtile.tile, block)
+        elif name == "array_api_strict":
+            import array_api_strict as xp
+
+            yield (
+                name,
+                _Backend(xp.asarray, xp.tile, partial(xp.asarray, copy=True), xtile.tile, same),
+            )
+        elif name == "dask":
+            import dask.array as da
+
+            def compute(a: Any) -> Any:
+                return a.compute()
+
+            def from_numpy(a: Any) -> Any:
+                return da.from_array(a, chunks=-1)  # type: ignore[no-untyped-call]
+
+            yield name, _Backend(from_numpy, da.tile, lambda a: a.copy(), xtile.tile, compute)
+        else:
+            msg = f"unknown backend {name!r}"
+            raise ValueError(msg)
+
+
+_JITTED: dict[Any, Any] = {}
+
+
+def _jitted(
+    f: Callable[..., Any], x: Any, reps: tuple[int, ...]
+) -> Any:  # numpydoc ignore=PR01,RT01
+    """``f(x, reps)`` under ``jax.jit``, compiled once per (f, reps)."""
+    import jax
+
+    if (f, reps) not in _JITTED:
+        _JITTED[f, reps] = jax.jit(partial(lambda a, f, reps: f(a, reps), f=f, reps=reps))
+    return _JITTED[f, reps](x)
+
+
+BACKENDS = ["numpy", "torch-1thread", "torch", "jax", "jax-jit", "array_api_strict", "dask"]
+
+
+def run(
+    backends: Iterable[str] = BACKENDS, cases: Iterable[Case] = CASES, repeat: int = 5
+) -> list[Result]:
+    """
+    Time every case on every backend, with a progress bar on stderr.
+
+    Parameters
+    ----------
+    backends : iterable of str
+        Names from `BACKENDS`.
+    cases : iterable of Case
+        The cases.
+    repeat : int, optional
+        Samples per timing.
+
+    Returns
+    -------
+    list of Result
+        One per (backend, case).
+    """
+    import numpy as np
+
+    cases = list(cases)
+    names = list(backends)
+    results: list[Result] = []
+    total = len(cases) * len(names)
+    for name, b in _backends(names):
+        for case in cases:
+            _progress(len(results), total, f"{name} {case.shape}x{case.reps}")
+            data = np.arange(math.prod(case.shape)).reshape(case.shape) % 127
+            x = b.asarray(data.astype(case.dtype))
+            out_shape = xtile.tile_shape(case.shape, case.reps)
+            big = b.asarray(np.ones(out_shape, dtype=case.dtype))
+            results.append(
+                Result(
+                    backend=name,
+                    case=f"{case.shape}x{case.reps}",
+                    kind=case.kind,
+                    dtype=case.dtype,
+                    out_bytes=big.size * np.dtype(case.dtype).itemsize,
+                    copy_s=best_time(partial(b.copy, big), b.sync, repeat),
+                    native_s=best_time(partial(b.native, x, case.reps), b.sync, repeat),
+                    xtile_s=best_time(partial(b.tile, x, case.reps), b.sync, repeat),
+                )
+            )
+            del big
+    _progress(total, total, "done")
+    sys.stderr.write("\n")
+    return results
+
+
+def _progress(done: int, total: int, label: str) -> None:  # numpydoc ignore=PR01
+    """Draw a one-line progress bar on stderr."""
+    width = 30
+    filled = width * done // max(total, 1)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label:<40}")
+    sys.stderr.flush()
+
+
+def table(results: list[Result]) -> str:
+    """
+    The results as a text table, with GB/s of output bytes and the ratios.
+
+    Parameters
+    ----------
+    results : list of Result
+        From `run`.
+
+    Returns
+    -------
+    str
+        One line per result, then geometric means of the ratios per backend.
+    """
+    header = (
+        f"{'backend':<17}{'case':<40}{'dtype':<11}{'out MB':>8}{'copy':>7}{'native':>8}"
+        f"{'xtile':>7}{'x/native':>10}{'x/copy':>8}"
+    )
+    lines = [
+        header,
+        f"{'':<76}{'(GB/s of output)':>22}",
+    ]
+    for r in results:
+        gbps = [r.out_bytes / t / 1e9 for t in (r.copy_s, r.native_s, r.xtile_s)]
+        lines.append(
+            f"{r.backend:<17}{r.case:<40}{r.dtype:<11}{r.out_bytes / 1e6:>8.2f}"
+            f"{gbps[0]:>7.1f}{gbps[1]:>8.1f}{gbps[2]:>7.1f}{r.vs_native:>10.2f}{r.vs_copy:>8.2f}"
+        )
+    lines.append("")
+    for backend in dict.fromkeys(r.backend for r in results):
+        rs = [r for r in results if r.backend == backend]
+        big = [r for r in rs if r.out_bytes >= 1e6]
+        lines.append(
+            f"{backend:<17} geomean xtile/native {_geomean(r.vs_native for r in rs):.2f}, "
+            f"min {min(r.vs_native for r in rs):.2f}; xtile/copy on outputs >= 1 MB: "
+            f"min {min((r.vs_copy for r in big), default=math.nan):.2f}"
+        )
+    return "\n".join(lines)
+
+
+def _geomean(values: Iterable[float]) -> float:  # numpydoc ignore=PR01,RT01
+    """Geometric mean."""
+    vs = list(values)
+    return math.exp(sum(math.log(v) for v in vs) / len(vs))
+
+
+def write_csv(results: list[Result], path: str) -> None:
+    """
+    Write the results, with GB/s and ratios, to a CSV file.
+
+    Parameters
+    ----------
+    results : list of Result
+        From `run`.
+    path : str
+        The file to write.
+    """
+    with open(path, "w", newline="") as f:  # noqa: PTH123
+        fields = [*asdict(results[0]), "xtile_vs_native", "xtile_vs_copy"]
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        for r in results:
+            writer.writerow(
+                asdict(r) | {"xtile_vs_native": r.vs_native, "xtile_vs_copy": r.vs_copy}
+            )
+
+
+def plot(results: list[Result], path: str) -> None:
+    """
+    Draw xtile, the native tile and the copy bound (GB/s) per case and backend.
+
+    Parameters
+    ----------
+    results : list of Result
+        From `run`.
+    path : str
+        The PNG file to write.
+    """
+    import matplotlib as mpl
+
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt
+
+    backends = list(dict.fromkeys(r.backend for r in results))
+    fig, axes = plt.subplots(len(backends), 1, figsize=(12, 3.2 * len(backends)), squeeze=False)
+    for ax, backend in zip(axes[:, 0], backends, strict=True):
+        rs = [r for r in results if r.backend == backend]
+        xs = range(len(rs))
+        for label, attr, style in [
+            ("plain copy (bound)", "copy_s", "k_"),
+            ("native tile", "native_s", "s"),
+            ("xtile", "xtile_s", "o"),
+        ]:
+            ax.plot(xs, [r.out_bytes / getattr(r, attr) / 1e9 for r in rs], style, label=label)
+        ax.set_title(backend)
+        ax.set_ylabel("GB/s of output")
+        ax.set_xticks(
+            list(xs), [f"{r.case} {r.dtype}" for r in rs], rotation=30, ha="right", fontsize=7
+        )
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
