@@ -233,7 +233,7 @@ def run(
                     case=f"{case.shape}x{case.reps}",
                     kind=case.kind,
                     dtype=case.dtype,
-                    out_bytes=big.size * np.dtype(case.dtype).itemsize,
+                    out_bytes=math.prod(out_shape) * np.dtype(case.dtype).itemsize,  # type: ignore[arg-type]
                     copy_s=best_time(partial(b.copy, big), b.sync, repeat),
                     native_s=best_time(partial(b.native, x, case.reps), b.sync, repeat),
                     xtile_s=best_time(partial(b.tile, x, case.reps), b.sync, repeat),
