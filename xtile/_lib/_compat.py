@@ -15,9 +15,7 @@ import array_api_compat
 from array_api_compat import (
     is_dask_namespace,
     is_jax_array,
-    is_jax_namespace,
     is_lazy_array,
-    is_numpy_namespace,
     is_torch_namespace,
 )
 
@@ -73,6 +71,16 @@ def array_namespace(x: object) -> ModuleType:  # numpydoc ignore=PR01,RT01
         if type(x).__module__.partition(".")[0] in _TYPE_CACHED:
             _BY_TYPE[type(x)] = xp
     return xp
+
+
+def is_numpy_namespace(xp: ModuleType) -> bool:  # numpydoc ignore=PR01,RT01
+    """Whether `xp` is NumPy's namespace, by name: the hot path runs under dynamo too."""
+    return xp.__name__ in {"numpy", "array_api_compat.numpy"}
+
+
+def is_jax_namespace(xp: ModuleType) -> bool:  # numpydoc ignore=PR01,RT01
+    """Whether `xp` is JAX's namespace, by name: the hot path runs under dynamo too."""
+    return xp.__name__ in {"jax.numpy", "jax.experimental.array_api"}
 
 
 def device(x: Any) -> Any:  # numpydoc ignore=PR01,RT01
