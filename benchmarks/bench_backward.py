@@ -36,7 +36,7 @@ def torch_backward_bytes(tile: Any, x: Any, reps: Any, grad_out: Any) -> int:
     y = tile(x, reps)
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         torch.autograd.grad(y, x, grad_out)
-    return sum(max(e.cpu_memory_usage, 0) for e in prof.events())
+    return sum(max(e.self_cpu_memory_usage, 0) for e in prof.events())
 
 
 def main() -> None:

@@ -46,3 +46,27 @@ def test_numpy_tile_would_fail() -> None:
     """The bound is tight enough to catch a tile that copies once per repeated axis."""
     peak, out = peak_bytes(lambda: np.tile(X, (3, 4)))
     assert peak > out.nbytes + SLACK
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps"),
+    [((600, 400), (3, 4)), ((100, 100, 3), (2, 3, 10)), ((2, 3, 4, 5), (10, 10, 10, 10)),
+     ((1, 1000), (400, 1)), ((2,) * 6, (4,) * 6)],
+)  # fmt: skip
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_torch_allocates_one_output(
+    shape: tuple[int, ...], reps: tuple[int, ...], layout: str
+) -> None:
+    """PyTorch CPU: the allocator hands out the output's bytes plus a small constant."""
+    torch = pytest.importorskip("torch")
+    from torch.profiler import ProfilerActivity, profile
+
+    x = torch.arange(int(np.prod(shape)), dtype=torch.float32).reshape(shape)
+    if layout == "transposed":
+        x = x.permute(*reversed(range(x.ndim)))
+    xtile.tile(x, reps)  # one-time costs
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        out = xtile.tile(x, reps)
+    allocated = sum(max(e.self_cpu_memory_usage, 0) for e in prof.events())
+    nbytes = out.numel() * out.element_size()
+    assert nbytes <= allocated <= nbytes + SLACK, (allocated, nbytes)

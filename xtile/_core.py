@@ -20,6 +20,8 @@ def tile(
         return _numpy_tile(x, reps)
     if _compat.is_jax_namespace(xp):
         return _jax_tile()(x, reps)
+    if _compat.is_torch_namespace(xp) and _torch_doubling_pays(x, reps):
+        return _torch_tile_doubling(x, reps)
     return _tile(x, reps, xp=xp)
 
 
@@ -118,3 +120,69 @@ def _c_contiguous(
             return False
         expected *= d
     return True
+
+
+# Output size, and longest contiguous run, from which PyTorch's doubling pays (measured)
+_DOUBLING_MIN_BYTES = 1 << 16
+_DOUBLING_MAX_RUN_BYTES = 256
+
+
+def _torch_doubling_pays(x: Array, reps: tuple[int, ...], /) -> bool:  # numpydoc ignore=PR01,RT01
+    """
+    Whether `_torch_tile_doubling` may and should replace `_tile` for this tensor.
+
+    Only for a plain CPU tensor outside autograd, forward AD, torch.func and dynamo,
+    whose in-place copies would be recorded or batched; and only where the broadcast
+    copy's contiguous runs are short (long runs already copy at full speed).
+    """
+    import torch
+
+    if torch.compiler.is_compiling() or x.numel() * math.prod(reps) * x.element_size() < (
+        _DOUBLING_MIN_BYTES
+    ):
+        return False
+    from torch.autograd.forward_ad import unpack_dual
+
+    shape, reps = promote(tuple(x.shape), reps)
+    last = max((i for i, r in enumerate(reps) if r != 1), default=len(shape))
+    run = math.prod(shape[last:])
+    return (
+        # a run of 1 is a broadcast of single elements: already a fast fill loop
+        1 < run * x.element_size() <= _DOUBLING_MAX_RUN_BYTES
+        and run > 1
+        and type(x) is torch.Tensor
+        and x.device.type == "cpu"
+        and not (x.requires_grad and torch.is_grad_enabled())
+        and not torch._C._functorch.is_functorch_wrapped_tensor(x)
+        and unpack_dual(x).tangent is None  # type: ignore[no-untyped-call]
+    )
+
+
+def _torch_tile_doubling(x: Array, reps: tuple[int, ...], /) -> Array:  # numpydoc ignore=PR01,RT01
+    """
+    Tile a CPU tensor by block doubling inside the output, as onnxruntime does.
+
+    `x` is copied once into the output's first block; then, axis by axis from the
+    innermost, the filled part is copied onto the next part of equal size, doubling
+    it, so every copy moves long runs and the output is written once. PyTorch copies
+    between non-overlapping parts of one tensor without a temporary (NumPy does not).
+    Measured at 2.5x `torch.tile` on (100, 100, 3) x (10, 10, 10) and 7x on six
+    repeated axes of 2 (``python -m xtile bench``).
+    """
+    import torch
+
+    shape, reps = promote(tuple(x.shape), reps)
+    x = x.reshape(shape)  # prepends length-1 axes: a view
+    out = torch.empty([r * s for r, s in zip(reps, shape, strict=True)], dtype=x.dtype)
+    filled = list(shape)
+    out[tuple(slice(0, s) for s in shape)].copy_(x)
+    for axis in reversed(range(len(shape))):
+        before = tuple(slice(0, f) for f in filled[:axis])
+        after = tuple(slice(0, f) for f in filled[axis + 1 :])
+        done, total = shape[axis], shape[axis] * reps[axis]
+        while 0 < done < total:
+            n = min(done, total - done)
+            out[(*before, slice(done, done + n), *after)].copy_(out[(*before, slice(0, n), *after)])
+            done += n
+        filled[axis] = total
+    return out

@@ -12,12 +12,7 @@ from types import ModuleType
 from typing import Any
 
 import array_api_compat
-from array_api_compat import (
-    is_dask_namespace,
-    is_jax_array,
-    is_lazy_array,
-    is_torch_namespace,
-)
+from array_api_compat import is_dask_namespace, is_jax_array, is_lazy_array
 
 __all__ = [
     "array_namespace",
@@ -81,6 +76,11 @@ def is_numpy_namespace(xp: ModuleType) -> bool:  # numpydoc ignore=PR01,RT01
 def is_jax_namespace(xp: ModuleType) -> bool:  # numpydoc ignore=PR01,RT01
     """Whether `xp` is JAX's namespace, by name: the hot path runs under dynamo too."""
     return xp.__name__ in {"jax.numpy", "jax.experimental.array_api"}
+
+
+def is_torch_namespace(xp: ModuleType) -> bool:  # numpydoc ignore=PR01,RT01
+    """Whether `xp` is PyTorch's namespace, by name: the hot path runs under dynamo too."""
+    return xp.__name__ in {"torch", "array_api_compat.torch"}
 
 
 def device(x: Any) -> Any:  # numpydoc ignore=PR01,RT01
