@@ -49,8 +49,9 @@ def _materialize(
 
     ``copy=True`` because merging the (repeat, dim) pairs of a pure broadcast, or of
     an all-ones tile, is a view of `x`: read-only in NumPy and aliasing everywhere.
+    JAX arrays are immutable, so nothing can alias: there the copy is left to XLA.
     """
-    return xp.reshape(view, shape, copy=True)
+    return xp.reshape(view, shape, copy=None if _compat.is_jax_namespace(xp) else True)
 
 
 @functools.cache
