@@ -31,13 +31,18 @@ def library(request: pytest.FixtureRequest) -> Backend:
     return request.param  # type: ignore[no-any-return]
 
 
-@pytest.fixture
-def backend(library: Backend) -> tuple[Any, Any]:
-    """The namespace and device of `library`; skipped where absent."""
+def load_or_skip(library: Backend) -> tuple[Any, Any]:
+    """The namespace and device of `library`; the test is skipped where it is absent."""
     try:
         return library.load()
     except BackendUnavailableError as e:
         pytest.skip(str(e))
+
+
+@pytest.fixture
+def backend(library: Backend) -> tuple[Any, Any]:
+    """The namespace and device of `library`; skipped where absent."""
+    return load_or_skip(library)
 
 
 @pytest.fixture

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 import xtile
-from xtile._lib._backends import Backend, BackendUnavailableError
+from xtile._lib._backends import Backend
+
+from .conftest import load_or_skip
 
 # (shape, repeats): promotion both ways, zero repeats, size-1 and pure-broadcast axes
 CASES = [
@@ -25,21 +27,13 @@ IDS = [f"{s}x{r}" for s, r in CASES]
 @pytest.fixture(params=[Backend.TORCH, Backend.TORCH_CUDA], ids=lambda b: b.value)
 def torch_device(request: pytest.FixtureRequest) -> Any:
     """A PyTorch device: the CPU, and CUDA where present."""
-    pytest.importorskip("torch")
-    try:
-        return request.param.load()[1]
-    except BackendUnavailableError as e:
-        pytest.skip(str(e))
+    return load_or_skip(request.param)[1]
 
 
 @pytest.fixture(params=[Backend.JAX, Backend.JAX_GPU], ids=lambda b: b.value)
 def jax_device(request: pytest.FixtureRequest) -> Any:
     """A JAX device: the CPU, and a GPU where present."""
-    pytest.importorskip("jax")
-    try:
-        return request.param.load()[1]
-    except BackendUnavailableError as e:
-        pytest.skip(str(e))
+    return load_or_skip(request.param)[1]
 
 
 class TestTorch:
