@@ -6,16 +6,17 @@ from collections.abc import Callable
 from typing import Any
 
 from ._lib import _compat
-from ._lib._helpers import eager_shape, promote
+from ._lib._helpers import eager_shape, promote, tiled_shape
 from ._lib._typing import Array, ArrayNamespace
 
 __all__ = ["tile"]
 
 
 def tile(
-    x: Array, reps: tuple[int, ...], /, *, xp: ArrayNamespace
+    x: Array, reps: tuple[int, ...], /, *, xp: ArrayNamespace, op: str
 ) -> Array:  # numpydoc ignore=PR01,RT01
     """Tile `x` by validated, non-negative host `reps`; see `xtile.tile`."""
+    tiled_shape(eager_shape(x, op=op), reps, op=op)  # fits in int64: checked before allocating
     if _compat.is_numpy_namespace(xp):
         return _numpy_tile(x, reps)
     if _compat.is_jax_namespace(xp):
@@ -29,7 +30,7 @@ def _tile(
     x: Array, reps: tuple[int, ...], /, *, xp: ArrayNamespace
 ) -> Array:  # numpydoc ignore=PR01,RT01
     """The array-API implementation, for every backend."""
-    shape, reps = promote(eager_shape(x, op="xtile.tile"), reps)
+    shape, reps = promote(tuple(x.shape), reps)
     new_axes = len(shape) - x.ndim
     if shape:
         # Put a length-1 axis before every axis (two per promoted axis). Indexing with
@@ -89,9 +90,8 @@ def _numpy_tile(x: Array, reps: tuple[int, ...], /) -> Array:  # numpydoc ignore
     out_shape = tuple(r * s for r, s in zip(reps, shape, strict=True))
     dtype = x.dtype
     if math.prod(out_shape) * dtype.itemsize >= _LONG_RUNS_MIN_BYTES:
-        last = max((i for i, r in enumerate(reps) if r != 1), default=len(shape))
-        start = max(last, new_axes)  # the block: axes start.. of the promoted shape
-        block = math.prod(shape[start:])
+        last, block = _last_block(shape, reps)
+        start = max(last, new_axes)  # promoted axes have length 1: same block
         if (
             block > 1
             and not dtype.hasobject
@@ -109,6 +109,19 @@ def _numpy_tile(x: Array, reps: tuple[int, ...], /) -> Array:  # numpydoc ignore
 
 # Below this output size the call's fixed cost dominates, and long runs gain nothing
 _LONG_RUNS_MIN_BYTES = 1 << 16
+
+
+def _last_block(
+    shape: tuple[int, ...], reps: tuple[int, ...], /
+) -> tuple[int, int]:  # numpydoc ignore=PR01,RT01
+    """
+    The last repeated axis and the element count of the block from it on.
+
+    In C order the output repeats that block whole: it is the longest contiguous
+    run a copy from `x` can make.
+    """
+    last = max((i for i, r in enumerate(reps) if r != 1), default=len(shape))
+    return last, math.prod(shape[last:])
 
 
 def _c_contiguous(
@@ -144,9 +157,7 @@ def _torch_doubling_pays(x: Array, reps: tuple[int, ...], /) -> bool:  # numpydo
         return False
     from torch.autograd.forward_ad import unpack_dual
 
-    shape, reps = promote(tuple(x.shape), reps)
-    last = max((i for i, r in enumerate(reps) if r != 1), default=len(shape))
-    run = math.prod(shape[last:])
+    _, run = _last_block(*promote(tuple(x.shape), reps))
     return (
         # a run of 1 is a broadcast of single elements: already a fast fill loop
         1 < run * x.element_size() <= _DOUBLING_MAX_RUN_BYTES

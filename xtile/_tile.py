@@ -1,13 +1,11 @@
 """`xtile.tile` and `xtile.tile_shape`: NumPy / OpenVINO Tile-1 / array-API semantics."""
 
 from . import _core
-from ._lib import _compat
 from ._lib._helpers import (
-    check_array,
     check_non_negative,
     check_shape,
-    eager_shape,
     host_ints,
+    namespace_of,
     tiled_shape,
 )
 from ._lib._typing import Array, ArrayNamespace, Repeats
@@ -72,12 +70,10 @@ def tile(x: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) -> 
            [1, 2, 1, 2]], dtype=array_api_strict.int64)
     """
     op = "xtile.tile"
-    check_array(x, op=op, name="x")
-    xp = _compat.array_namespace(x) if xp is None else xp
+    xp = namespace_of(x, xp, op=op, name="x")
     reps, _ = host_ints(repeats, op=op)
     check_non_negative(reps, op=op)
-    tiled_shape(eager_shape(x, op=op), reps, op=op)
-    return _core.tile(x, reps, xp=xp)
+    return _core.tile(x, reps, xp=xp, op=op)
 
 
 def tile_shape(shape: object, repeats: Repeats, /) -> tuple[int | None, ...]:

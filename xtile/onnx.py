@@ -3,11 +3,10 @@
 from . import _core
 from ._lib import _compat
 from ._lib._helpers import (
-    check_array,
     check_non_negative,
     check_shape,
-    eager_shape,
     host_ints,
+    namespace_of,
     tiled_shape,
 )
 from ._lib._typing import Array, ArrayNamespace, Repeats
@@ -153,12 +152,10 @@ def tile(
         raise ValueError(msg)
     version = 13 if opset >= 13 else 6
     op = f"ONNX Tile-{version}"
-    check_array(input, op=op, name="input")
-    xp = _compat.array_namespace(input) if xp is None else xp
+    xp = namespace_of(input, xp, op=op, name="input")
     _check_type(input, version, xp=xp)
     reps = _onnx_repeats(repeats, input.ndim, op=op)
-    tiled_shape(eager_shape(input, op=op), reps, op=op)
-    return _core.tile(input, reps, xp=xp)
+    return _core.tile(input, reps, xp=xp, op=op)
 
 
 def tile_v1(
@@ -215,8 +212,7 @@ def tile_v1(
     Array([[1., 2., 1., 2., 1., 2.]], dtype=array_api_strict.float64)
     """
     op = "ONNX Tile-1"
-    check_array(input, op=op, name="input")
-    xp = _compat.array_namespace(input) if xp is None else xp
+    xp = namespace_of(input, xp, op=op, name="input")
     _check_type(input, 1, xp=xp)
     n_tiles = _one_int(tiles, op=op, name="tiles")
     ax = _one_int(axis, op=op, name="axis")
@@ -226,8 +222,7 @@ def tile_v1(
         raise ValueError(msg)
     check_non_negative((n_tiles,), op=op, name="tiles")
     reps = tuple(n_tiles if i == ax % ndim else 1 for i in range(ndim))
-    tiled_shape(eager_shape(input, op=op), reps, op=op)
-    return _core.tile(input, reps, xp=xp)
+    return _core.tile(input, reps, xp=xp, op=op)
 
 
 def _one_int(value: int | Array, /, *, op: str, name: str) -> int:  # numpydoc ignore=PR01,RT01

@@ -1,8 +1,7 @@
 """OpenVINO Tile-1: NumPy-style promotion, any integer repeats, negatives count as 0."""
 
 from . import _core
-from ._lib import _compat
-from ._lib._helpers import check_array, eager_shape, host_ints, tiled_shape
+from ._lib._helpers import host_ints, namespace_of
 from ._lib._typing import Array, ArrayNamespace, Repeats
 
 __all__ = ["tile"]
@@ -59,9 +58,7 @@ def tile(data: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) 
     (0, 4)
     """
     op = "OpenVINO Tile-1"
-    check_array(data, op=op, name="data")
-    xp = _compat.array_namespace(data) if xp is None else xp
+    xp = namespace_of(data, xp, op=op, name="data")
     reps, _ = host_ints(repeats, op=op)
     reps = tuple(max(r, 0) for r in reps)  # the runtime's shape inference clamps at 0
-    tiled_shape(eager_shape(data, op=op), reps, op=op)
-    return _core.tile(data, reps, xp=xp)
+    return _core.tile(data, reps, xp=xp, op=op)

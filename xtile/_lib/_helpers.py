@@ -6,15 +6,15 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from . import _compat
-from ._typing import Array, ShapeLike
+from ._typing import Array, ArrayNamespace, ShapeLike
 
 __all__ = [
     "INT64_MAX",
-    "check_array",
     "check_non_negative",
     "check_shape",
     "eager_shape",
     "host_ints",
+    "namespace_of",
     "promote",
     "tiled_shape",
 ]
@@ -28,8 +28,10 @@ def _short(value: object) -> str:  # numpydoc ignore=PR01,RT01
     return reprlib.repr(value)
 
 
-def check_array(x: object, /, *, op: str, name: str) -> None:  # numpydoc ignore=PR01
-    """Raise `TypeError` unless `x` is an array of a namespace array-api-compat knows."""
+def namespace_of(
+    x: object, xp: ArrayNamespace | None, /, *, op: str, name: str
+) -> ArrayNamespace:  # numpydoc ignore=PR01,RT01
+    """The namespace of array `x` (`xp` when given); `TypeError` for a non-array."""
     if not _compat.is_array_api_obj(x):
         msg = (
             f"{op}: `{name}` must be an array of a namespace that array-api-compat "
@@ -37,6 +39,7 @@ def check_array(x: object, /, *, op: str, name: str) -> None:  # numpydoc ignore
             f"got {type(x).__name__} {_short(x)}."
         )
         raise TypeError(msg)
+    return _compat.array_namespace(x) if xp is None else xp
 
 
 def eager_shape(x: Array, /, *, op: str) -> tuple[int, ...]:  # numpydoc ignore=PR01,RT01
