@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 import xtile
-from xtile._lib._bench import best_time
+from xtile._lib._bench import best_times
 
 CASES = [
     ((1000, 1000), (4, 4)),
@@ -60,12 +60,12 @@ def main() -> None:
         mb = n_out * 4 / 1e6
         x = torch.randn(shape, requires_grad=True)
         g = torch.randn(xtile.tile_shape(shape, reps))  # type: ignore[arg-type]
-        times, allocs = [], []
-        for tile in (torch.tile, xtile.tile):
-            y = tile(x, reps)
-            grad = partial(torch.autograd.grad, y, x, g, retain_graph=True)
-            times.append(best_time(grad, lambda r: r, args.repeat))
-            allocs.append(torch_backward_bytes(tile, x, reps, g) / 1e3)
+        grads = [
+            partial(torch.autograd.grad, tile(x, reps), x, g, retain_graph=True)
+            for tile in (torch.tile, xtile.tile)
+        ]
+        times = best_times(grads, lambda r: r, args.repeat)
+        allocs = [torch_backward_bytes(tile, x, reps, g) / 1e3 for tile in (torch.tile, xtile.tile)]
         print(
             f"{'torch':<10}{case:<32}{mb:>8.1f}{times[0] * 1e3:>11.3f}{times[1] * 1e3:>10.3f}"
             f"{times[0] / times[1]:>14.2f}{allocs[0]:>17.1f}{allocs[1]:>16.1f}"
@@ -73,13 +73,11 @@ def main() -> None:
         xj = jnp.asarray(x.detach().numpy())
         gj = jnp.asarray(g.numpy())
         for mode in ("eager", "jit"):
-            times = []
+            fns = []
             for tile in (jnp.tile, xtile.tile):
                 _, vjp = jax.vjp(partial(lambda a, t, r: t(a, r), t=tile, r=reps), xj)
-                fn = jax.jit(vjp) if mode == "jit" else vjp
-                times.append(
-                    best_time(partial(fn, gj), lambda r: r[0].block_until_ready(), args.repeat)
-                )
+                fns.append(partial(jax.jit(vjp) if mode == "jit" else vjp, gj))
+            times = best_times(fns, lambda r: r[0].block_until_ready(), args.repeat)
             print(
                 f"{'jax ' + mode:<10}{case:<32}{mb:>8.1f}{times[0] * 1e3:>11.3f}"
                 f"{times[1] * 1e3:>10.3f}{times[0] / times[1]:>14.2f}"

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import xtile
@@ -352,6 +352,9 @@ def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
         ((500,), (300,)),
         ((1, 1000), (400, 1)),
         ((100, 100), (2, 1)),
+        ((2, 3, 4, 5), (4, 4, 4, 4)),  # staged: one level
+        ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3)),  # staged: two levels
+        ((3, 1, 4, 2), (9, 7, 1, 16)),  # staged, across length-1 axes and a repeat of 1
     ],
 )
 @pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "complex128"])
@@ -360,7 +363,7 @@ def test_long_outputs(
     library: Backend, xp: Any, make: Any, all_dtypes: Any, shape: Any, reps: Any, dtype: str,
     layout: str,
 ) -> None:  # fmt: skip
-    """Outputs of 64 KiB and more: NumPy's long-run and PyTorch's doubling paths too."""
+    """Outputs of 64 KiB and more: staging, NumPy's long runs and PyTorch's doubling too."""
     x = make(arange(shape), all_dtypes[dtype])
     if layout == "transposed":
         x = xp.permute_dims(x, tuple(reversed(range(x.ndim))))
@@ -382,3 +385,23 @@ def test_numpy_long_text(dtype: str) -> None:
     assert y.flags.c_contiguous
     assert not np.shares_memory(x, y)
     assert same_bits(y, np.tile(x, (1, 100)))
+
+
+@pytest.mark.parametrize(
+    "library", [Backend.NUMPY, Backend.TORCH, Backend.ARRAY_API_STRICT], ids=lambda b: b.value
+)
+@given(
+    shape=st.lists(st.integers(1, 3), min_size=2, max_size=6),
+    reps=st.lists(st.integers(1, 5), min_size=1, max_size=6),
+    data=st.data(),
+)
+def test_staged_property(xp: Any, make: Any, shape: list[int], reps: list[int], data: Any) -> None:
+    """Outputs of 64 KiB to 2 MiB (float32), where the staging backends stage."""
+    # the first repeat brings the output to at least 64 KiB
+    rest = math.prod(shape) * math.prod(reps[1:])
+    reps = [max(reps[0], -(-(1 << 14) // rest)), *reps[1:]]
+    assume(rest * reps[0] <= 1 << 19)
+    x = make(arange(tuple(shape)), xp.float32)
+    if data.draw(st.booleans(), label="transposed"):
+        x = xp.permute_dims(x, tuple(reversed(range(x.ndim))))
+    assert_tile(xtile.tile(x, reps), x, tuple(reps), xp)

@@ -157,7 +157,7 @@ def to_numpy(a: Array) -> Any:
     import numpy as np
 
     xp = _compat.array_namespace(a)
-    if _compat.is_torch_namespace(xp):
+    if _compat.backend(xp) == "torch":
         import torch
 
         a = a.detach().cpu().resolve_conj().contiguous()
@@ -166,7 +166,7 @@ def to_numpy(a: Array) -> Any:
         if a.dtype in widths:
             a = a.view(widths[a.dtype])
         return a.numpy().copy()
-    if _compat.is_dask_namespace(xp):
+    if _compat.backend(xp) == "dask":
         return np.asarray(a.compute())
     if type(a).__module__.startswith("cupy"):
         return a.get()

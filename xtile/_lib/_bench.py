@@ -75,38 +75,52 @@ class Result:
         return self.copy_s / self.xtile_s
 
 
-def best_time(fn: Callable[[], Any], sync: Callable[[Any], Any], repeat: int) -> float:
+def best_times(
+    fns: list[Callable[[], Any]], sync: Callable[[Any], Any], repeat: int
+) -> list[float]:
     """
-    Best seconds per call over `repeat` samples, after a warm-up call.
+    Best seconds per call of each function, sampled in turns.
+
+    The samples of the functions alternate, so that a slow phase of the machine
+    (other tenants, page-cache or frequency changes) weighs on all of them alike:
+    their ratios are measured side by side.
 
     Parameters
     ----------
-    fn : callable
-        The call to time.
+    fns : list of callable
+        The calls to time.
     sync : callable
         Waits for a result (JAX dispatches asynchronously).
     repeat : int
-        Number of samples; each runs enough calls to last 20 ms.
+        Samples per function; each runs enough calls to last 20 ms.
 
     Returns
     -------
-    float
-        The fastest sample's seconds per call.
+    list of float
+        Each function's fastest sample, in seconds per call.
     """
-    sync(fn())
-    best = math.inf
-    for _ in range(repeat):
+    numbers = []
+    for fn in fns:  # warm up, and find how many calls last 20 ms
+        sync(fn())
         number = 1
-        while True:
-            t0 = time.perf_counter()
-            for _ in range(number):
-                sync(fn())
-            elapsed = time.perf_counter() - t0
-            if elapsed > 0.02:
-                break
+        while _sample(fn, sync, number) * number <= 0.02:
             number *= 4
-        best = min(best, elapsed / number)
+        numbers.append(number)
+    best = [math.inf] * len(fns)
+    for _ in range(repeat):
+        for i, (fn, number) in enumerate(zip(fns, numbers, strict=True)):
+            best[i] = min(best[i], _sample(fn, sync, number))
     return best
+
+
+def _sample(
+    fn: Callable[[], Any], sync: Callable[[Any], Any], number: int
+) -> float:  # numpydoc ignore=PR01,RT01
+    """Seconds per call over `number` calls."""
+    t0 = time.perf_counter()
+    for _ in range(number):
+        sync(fn())
+    return (time.perf_counter() - t0) / number
 
 
 class _Backend(NamedTuple):
@@ -225,8 +239,14 @@ def run(
             _progress(len(results), total, f"{name} {case.shape}x{case.reps}")
             data = np.arange(math.prod(case.shape)).reshape(case.shape) % 127
             x = b.asarray(data.astype(case.dtype))
-            out_shape = xtile.tile_shape(case.shape, case.reps)
+            r = case.reps
+            out_shape = xtile.tile_shape(case.shape, r)
             big = b.asarray(np.ones(out_shape, dtype=case.dtype))
+            copy_s, native_s, xtile_s = best_times(
+                [partial(b.copy, big), partial(b.native, x, r), partial(b.tile, x, r)],
+                b.sync,
+                repeat,
+            )
             results.append(
                 Result(
                     backend=name,
@@ -234,9 +254,9 @@ def run(
                     kind=case.kind,
                     dtype=case.dtype,
                     out_bytes=math.prod(out_shape) * np.dtype(case.dtype).itemsize,  # type: ignore[arg-type]
-                    copy_s=best_time(partial(b.copy, big), b.sync, repeat),
-                    native_s=best_time(partial(b.native, x, case.reps), b.sync, repeat),
-                    xtile_s=best_time(partial(b.tile, x, case.reps), b.sync, repeat),
+                    copy_s=copy_s,
+                    native_s=native_s,
+                    xtile_s=xtile_s,
                 )
             )
             del big

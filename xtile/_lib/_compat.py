@@ -12,18 +12,16 @@ from types import ModuleType
 from typing import Any
 
 import array_api_compat
-from array_api_compat import is_dask_namespace, is_jax_array, is_lazy_array
+from array_api_compat import is_jax_array, is_lazy_array
 
 __all__ = [
     "array_namespace",
+    "backend",
+    "cached_namespace",
     "device",
     "is_array_api_obj",
-    "is_dask_namespace",
     "is_jax_array",
-    "is_jax_namespace",
     "is_lazy_array",
-    "is_numpy_namespace",
-    "is_torch_namespace",
 ]
 
 
@@ -68,19 +66,33 @@ def array_namespace(x: object) -> ModuleType:  # numpydoc ignore=PR01,RT01
     return xp
 
 
-def is_numpy_namespace(xp: ModuleType) -> bool:  # numpydoc ignore=PR01,RT01
-    """Whether `xp` is NumPy's namespace, by name: the hot path runs under dynamo too."""
-    return xp.__name__ in {"numpy", "array_api_compat.numpy"}
+def cached_namespace(x: object) -> ModuleType | None:  # numpydoc ignore=PR01,RT01
+    """The namespace of an array of a type seen before, outside dynamo; else None."""
+    xp = _BY_TYPE.get(type(x))
+    if xp is None or (xp.__name__ == "array_api_compat.torch" and _compiling_torch(x)):
+        return None
+    return xp
 
 
-def is_jax_namespace(xp: ModuleType) -> bool:  # numpydoc ignore=PR01,RT01
-    """Whether `xp` is JAX's namespace, by name: the hot path runs under dynamo too."""
-    return xp.__name__ in {"jax.numpy", "jax.experimental.array_api"}
+_BACKENDS = {
+    "numpy": "numpy",
+    "array_api_compat.numpy": "numpy",
+    "torch": "torch",
+    "array_api_compat.torch": "torch",
+    "jax.numpy": "jax",
+    "jax.experimental.array_api": "jax",
+    "array_api_strict": "array_api_strict",
+    "dask.array": "dask",
+    "array_api_compat.dask.array": "dask",
+}
 
 
-def is_torch_namespace(xp: ModuleType) -> bool:  # numpydoc ignore=PR01,RT01
-    """Whether `xp` is PyTorch's namespace, by name: the hot path runs under dynamo too."""
-    return xp.__name__ in {"torch", "array_api_compat.torch"}
+def backend(xp: ModuleType) -> str:  # numpydoc ignore=PR01,RT01
+    """
+    The library behind namespace `xp`: "numpy", "torch", "jax", "array_api_strict",
+    "dask", or its module name. One lookup, by name: the hot path runs under dynamo too.
+    """
+    return _BACKENDS.get(xp.__name__, xp.__name__)
 
 
 def device(x: Any) -> Any:  # numpydoc ignore=PR01,RT01

@@ -1,6 +1,7 @@
 """Validation and host-side shape arithmetic shared by every public function."""
 
 import math
+import operator
 import reprlib
 from collections.abc import Sequence
 from typing import TypeVar
@@ -15,11 +16,13 @@ __all__ = [
     "eager_shape",
     "host_ints",
     "namespace_of",
+    "plan",
     "promote",
     "tiled_shape",
 ]
 
 INT64_MAX = 2**63 - 1
+_INT = {int}
 _D = TypeVar("_D", int, int | None)
 
 
@@ -32,6 +35,8 @@ def namespace_of(
     x: object, xp: ArrayNamespace | None, /, *, op: str, name: str
 ) -> ArrayNamespace:  # numpydoc ignore=PR01,RT01
     """The namespace of array `x` (`xp` when given); `TypeError` for a non-array."""
+    if xp is None and (cached := _compat.cached_namespace(x)) is not None:
+        return cached
     if not _compat.is_array_api_obj(x):
         msg = (
             f"{op}: `{name}` must be an array of a namespace that array-api-compat "
@@ -83,7 +88,7 @@ def _array_ints(
                 f"(`static_argnums`). Got the traced value {a}."
             )
             raise TypeError(msg)
-    if _compat.is_dask_namespace(xp):
+    if _compat.backend(xp) == "dask":
         a = a.compute()  # one graph evaluation, not one per element
     if a.ndim == 0:
         return (int(a),), 0
@@ -139,7 +144,7 @@ def host_ints(
     ValueError
         For an array with more than one dimension.
     """
-    if type(repeats) is tuple and all(type(v) is int for v in repeats):
+    if type(repeats) is tuple and set(map(type, repeats)) <= _INT:
         return repeats, 1  # the common case, kept cheap for small tiles
     if _compat.is_array_api_obj(repeats):
         return _array_ints(repeats, op=op, name=name, int64_only=int64_only)
@@ -158,6 +163,8 @@ def check_non_negative(
     reps: tuple[int, ...], /, *, op: str, name: str = "repeats"
 ) -> None:  # numpydoc ignore=PR01
     """Raise `ValueError` naming the first negative repeat."""
+    if not reps or min(reps) >= 0:
+        return
     for i, r in enumerate(reps):
         if r < 0:
             msg = f"{op}: `{name}` must be non-negative; got {r} at position {i} of {reps}."
@@ -168,6 +175,8 @@ def promote(
     shape: tuple[_D, ...], reps: tuple[int, ...], /
 ) -> tuple[tuple[_D | int, ...], tuple[int, ...]]:  # numpydoc ignore=PR01,RT01
     """Prepend 1s to the shorter of `shape` and `reps` (NumPy / OpenVINO Tile-1)."""
+    if len(shape) == len(reps):
+        return shape, reps
     ndim = max(len(shape), len(reps))
     return (1,) * (ndim - len(shape)) + shape, (1,) * (ndim - len(reps)) + reps
 
@@ -191,6 +200,28 @@ def tiled_shape(
         )
         raise ValueError(msg)
     return out
+
+
+def plan(
+    x: Array, reps: tuple[int, ...], /, *, op: str
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:  # numpydoc ignore=PR01,RT01
+    """
+    The promoted shape and repeats of the tile of `x`, and its output shape.
+
+    The hot path of every tile, hence inlined; the output is checked to fit in
+    int64 before anything is allocated.
+    """
+    shape = tuple(x.shape)
+    if not set(map(type, shape)) <= _INT:
+        shape = eager_shape(x, op=op)
+    if len(shape) != len(reps):
+        shape, reps = promote(shape, reps)
+    out = tuple(map(operator.mul, shape, reps))
+    size = math.prod(out)
+    # with no empty axis every dimension and repeat is at most the size
+    if size > INT64_MAX or (size == 0 and max((*out, *reps)) > INT64_MAX):
+        tiled_shape(shape, reps, op=op)  # raises, with the message
+    return shape, reps, out
 
 
 def check_shape(

@@ -1,0 +1,52 @@
+"""The staging cost model of the core, on its own: the plans it makes and their bounds."""
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from xtile import _core
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps", "itemsize", "cuts"),
+    [
+        ((1000, 1000), (4, 4), 4, ()),  # long runs: copy directly
+        ((4000, 3), (1, 1000), 4, ()),  # one repeated axis: the stage would be the output
+        ((100, 100, 3), (10, 10, 10), 4, ()),  # x too large to stage
+        ((2, 3, 4, 5), (10, 10, 10, 10), 4, (3,)),
+        ((2, 2, 2, 2, 2, 2), (4, 4, 4, 4, 4, 4), 4, (4,)),
+        ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3), 4, (4, 2)),  # two levels
+        ((3, 1, 4, 2), (9, 7, 1, 16), 4, (3,)),
+        ((8, 8), (32, 32), 4, (1,)),
+        ((4, 4, 40), (8, 8, 8), 4, (2,)),
+        ((4, 4, 40), (8, 8, 8), 16, ()),  # complex128: the same runs are long
+    ],
+)
+def test_plans(
+    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, cuts: tuple[int, ...]
+) -> None:
+    assert _core._stage_cuts(shape, reps, itemsize) == cuts
+
+
+@given(
+    shape=st.lists(st.integers(1, 6), min_size=1, max_size=7),
+    reps=st.lists(st.integers(1, 9), min_size=1, max_size=7),
+    itemsize=st.sampled_from([1, 2, 4, 8, 16]),
+)
+def test_plan_bounds(shape: list[int], reps: list[int], itemsize: int) -> None:
+    """Levels go outwards, never build the output itself, and stay within the stage bound."""
+    n = max(len(shape), len(reps))
+    shape_t = (1,) * (n - len(shape)) + tuple(shape)
+    reps_t = (1,) * (n - len(reps)) + tuple(reps)
+    cuts = _core._stage_cuts(shape_t, reps_t, itemsize)
+    assert list(cuts) == sorted(set(cuts), reverse=True)
+    for a in cuts:
+        assert reps_t[a] != 1
+        assert any(r != 1 for r in reps_t[:a])  # an outer repeat is left for the output
+        stage = math.prod(shape_t) * math.prod(reps_t[a:]) * itemsize
+        assert stage <= _core._STAGE_MAX_BYTES
+    last = max((i for i, r in enumerate(reps_t) if r != 1), default=-1)
+    if last < 0 or math.prod(shape_t[last:]) * itemsize >= _core._LONG_RUN_BYTES:
+        assert cuts == ()
