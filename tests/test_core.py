@@ -50,3 +50,21 @@ def test_plan_bounds(shape: list[int], reps: list[int], itemsize: int) -> None:
     last = max((i for i, r in enumerate(reps_t) if r != 1), default=-1)
     if last < 0 or math.prod(shape_t[last:]) * itemsize >= _core._LONG_RUN_BYTES:
         assert cuts == ()
+
+
+@pytest.mark.parametrize(
+    ("shape", "strides", "axis"),
+    [
+        ((), (), (1, 0)),
+        ((1, 1), (40, 8), (1, 0)),
+        ((4000,), (12000,), (4000, 12000)),
+        ((40, 30), (10800, 120), None),  # a partial inner axis: two strides
+        ((2, 1, 3), (24, 99, 8), (6, 8)),  # the length-1 axis drops out
+        ((2, 3), (48, 8), None),
+    ],
+)
+def test_as_one_axis(
+    shape: tuple[int, ...], strides: tuple[int, ...], axis: tuple[int, int] | None
+) -> None:
+    """NumPy's doubling copies 1-D: the outer block must be one strided axis."""
+    assert _core._as_one_axis(shape, strides) == axis

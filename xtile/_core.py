@@ -48,8 +48,9 @@ def tile(
         itemsize = _eager_cpu_itemsize(x, xp)
         if itemsize and size * itemsize >= _SMALL_BYTES:
             x, shape, reps = _stage(x, shape, reps, itemsize, copy, xp)
-            if backend == "torch" and _torch_doubling_pays(x, shape, reps, itemsize):
-                return _torch_doubling(x, shape, reps)
+            doubling = _DOUBLINGS.get(backend)
+            if doubling and _short_runs(shape, reps, itemsize) and doubling[0](x):
+                return doubling[1](x, shape, reps, out_shape)
     return copy(x, shape, reps, out_shape, xp)
 
 
@@ -271,6 +272,80 @@ def _numpy_copy(
     return (out if out.dtype == dtype else out.view(dtype)).reshape(out_shape)
 
 
+def _numpy_may_double(x: Array, /) -> bool:  # numpydoc ignore=PR01,RT01
+    """Whether `_numpy_doubling` may copy `x`'s items as plain bytes (not pointers)."""
+    return not x.dtype.hasobject and x.dtype.kind != "T"  # StringDType holds pointers
+
+
+def _numpy_doubling(
+    x: Array, shape: tuple[int, ...], reps: tuple[int, ...], out_shape: tuple[int, ...], /
+) -> Array:  # numpydoc ignore=PR01,RT01
+    """
+    Tile a large `x` with short runs by block doubling inside the output.
+
+    NumPy copies through a temporary whenever the memory *bounds* of source and
+    destination overlap, unless the destination is 1-D. So each doubling step is a
+    1-D copy: one void element per outer index, spanning the filled part of the axis
+    and everything inside it. That needs the outer part filled so far to be one
+    strided axis; the repeated axes inside the innermost such axis ``k`` are filled
+    first, by the broadcast copy of `x` into ``out[:d0, ..., :dk, ...]`` (a fraction
+    ``1 / (r0 ... rk)`` of the output), the rest by doubling. Measured at 1.4x the
+    broadcast copy on (100, 100, 3) x (10, 10, 10) (``python -m xtile bench``).
+    """
+    import numpy as np
+
+    x = np.asarray(x)
+    dtype = x.dtype
+    out = np.empty(out_shape, dtype=dtype)
+    strides = out.strides
+    k = max(
+        (a for a, r in enumerate(reps) if r != 1 and _as_one_axis(shape[:a], strides[:a])),
+        default=-1,
+    )
+    # out[:d0, ..., :dk, ...] as (r, d) pairs, with repeats of 1 up to axis k
+    steps = tuple(d * st for d, st in zip(shape, strides, strict=True))
+    base = np.lib.stride_tricks.as_strided(
+        out,
+        _pairs((1,) * (k + 1) + reps[k + 1 :], shape),
+        _pairs((0,) * (k + 1) + steps[k + 1 :], strides),
+    )
+    np.copyto(base, x.reshape(_spread(shape)))
+    for axis in reversed(range(k + 1)):
+        count, stride = _as_one_axis(shape[:axis], strides[:axis]) or (1, 0)
+        inner = strides[axis]  # bytes of one index of `axis`, everything inside it filled
+        done, total = shape[axis], out_shape[axis]
+        while done < total:
+            n = min(done, total - done)
+            run = np.dtype((np.void, n * inner))
+            src = np.ndarray((count,), dtype=run, buffer=out, strides=(stride,))
+            dst = np.ndarray(
+                (count,), dtype=run, buffer=out, offset=done * inner, strides=(stride,)
+            )
+            np.copyto(dst, src)
+            done += n
+    return out
+
+
+def _as_one_axis(
+    shape: tuple[int, ...], strides: tuple[int, ...], /
+) -> tuple[int, int] | None:  # numpydoc ignore=PR01,RT01
+    """
+    ``(count, stride)`` of a strided block that is one strided axis, else None.
+
+    Axes of length 1 drop out; neighbours merge where the outer stride is the inner
+    axis's whole extent. An empty block is one axis of one element.
+    """
+    axes = [(d, st) for d, st in zip(shape, strides, strict=True) if d != 1]
+    if not axes:
+        return 1, 0
+    count, stride = axes[-1]
+    for d, st in reversed(axes[:-1]):
+        if st != count * stride:
+            return None
+        count *= d
+    return count, stride
+
+
 def _c_contiguous(
     shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int
 ) -> bool:  # numpydoc ignore=PR01,RT01
@@ -283,26 +358,29 @@ def _c_contiguous(
     return True
 
 
-# Longest contiguous run for which PyTorch's doubling beats the broadcast copy (measured)
+# Longest contiguous run for which doubling beats the broadcast copy (measured)
 _DOUBLING_MAX_RUN_BYTES = 256
 
 
-def _torch_doubling_pays(
-    x: Array, shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, /
+def _short_runs(
+    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, /
 ) -> bool:  # numpydoc ignore=PR01,RT01
     """
-    Whether `_torch_doubling` may and should replace `_copy` for this CPU tensor.
+    Whether the broadcast copy's contiguous runs are short enough for doubling to pay.
 
-    Only for a plain tensor outside autograd, forward AD and torch.func, whose
-    in-place copies would be recorded or batched; and only where the broadcast
-    copy's contiguous runs are short (long runs already copy at full speed) and
-    staging could not lengthen them.
+    A run of one element is a broadcast of single elements: already a fast fill loop.
     """
     last = _last_repeated(reps)
-    run = math.prod(shape[last:]) if last >= 0 else 0
-    # a run of 1 is a broadcast of single elements: already a fast fill loop
-    if not 1 < run <= _DOUBLING_MAX_RUN_BYTES // itemsize:
-        return False
+    return last >= 0 and 1 < math.prod(shape[last:]) <= _DOUBLING_MAX_RUN_BYTES // itemsize
+
+
+def _torch_may_double(x: Array, /) -> bool:  # numpydoc ignore=PR01,RT01
+    """
+    Whether `_torch_doubling` may replace `_copy` for this CPU tensor.
+
+    Only for a plain tensor outside autograd, forward AD and torch.func, whose
+    in-place copies would be recorded or batched.
+    """
     import torch
     from torch.autograd.forward_ad import unpack_dual
 
@@ -315,7 +393,7 @@ def _torch_doubling_pays(
 
 
 def _torch_doubling(
-    x: Array, shape: tuple[int, ...], reps: tuple[int, ...], /
+    x: Array, shape: tuple[int, ...], reps: tuple[int, ...], out_shape: tuple[int, ...], /
 ) -> Array:  # numpydoc ignore=PR01,RT01
     """
     Tile a CPU tensor by block doubling inside the output, as onnxruntime does.
@@ -329,7 +407,7 @@ def _torch_doubling(
     """
     import torch
 
-    out = torch.empty(tuple(map(operator.mul, shape, reps)), dtype=x.dtype)
+    out = torch.empty(out_shape, dtype=x.dtype)
     filled = list(shape)
     out[tuple(slice(0, s) for s in shape)].copy_(x)
     for axis in reversed(range(len(shape))):
@@ -346,3 +424,8 @@ def _torch_doubling(
 
 # The measured per-backend copies; every other backend takes `_copy`
 _COPIES: dict[str, Callable[..., Array]] = {"numpy": _numpy_copy, "torch": _torch_copy}
+# The measured in-output doublings: (whether it may run for `x`, the doubling)
+_DOUBLINGS: dict[str, tuple[Callable[[Array], bool], Callable[..., Array]]] = {
+    "numpy": (_numpy_may_double, _numpy_doubling),
+    "torch": (_torch_may_double, _torch_doubling),
+}
