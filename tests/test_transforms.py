@@ -118,25 +118,32 @@ class TestTorch:
         native = vmap(vmap(grad(lambda a: torch.tile(a, (3, 2)).square().sum())))(x)
         assert torch.equal(ours, native)
 
-    def test_large_outputs_stay_differentiable(self, torch_device: Any) -> None:
-        """Outputs large enough for the CPU doubling path keep autograd, forward AD, vmap."""
+    @pytest.mark.parametrize(
+        ("shape", "reps"),
+        [((100, 3), (10, 200)), ((2, 3, 4, 5), (4, 4, 4, 4)), ((2,) * 6, (3,) * 6)],
+        ids=["doubling", "staged", "staged-twice"],
+    )
+    def test_large_outputs_stay_differentiable(
+        self, torch_device: Any, shape: Any, reps: Any
+    ) -> None:
+        """Outputs large enough for the CPU staging and doubling paths keep every transform."""
         import torch
         import torch.autograd.forward_ad as fwad
         from torch.func import vmap
 
-        x = torch.randint(-9, 9, (100, 3), device=torch_device).double().requires_grad_()
-        (g,) = torch.autograd.grad(xtile.tile(x, (10, 200)).square().sum(), x)
-        (expected,) = torch.autograd.grad(torch.tile(x, (10, 200)).square().sum(), x)
+        x = torch.randint(-9, 9, shape, device=torch_device).double().requires_grad_()
+        (g,) = torch.autograd.grad(xtile.tile(x, reps).square().sum(), x)
+        (expected,) = torch.autograd.grad(torch.tile(x, reps).square().sum(), x)
         assert torch.equal(g, expected)
-        t = torch.ones(100, 3, dtype=torch.float64, device=torch_device)
+        t = torch.ones(shape, dtype=torch.float64, device=torch_device)
         with fwad.dual_level():
-            y = xtile.tile(fwad.make_dual(x.detach(), t), (10, 200))
-            assert torch.equal(fwad.unpack_dual(y).tangent, torch.tile(t, (10, 200)))
-        batch = x.detach().expand(4, 100, 3)
-        got = vmap(lambda a: xtile.tile(a, (10, 200)))(batch)
-        assert torch.equal(got, torch.tile(x.detach(), (1, 10, 200)).expand(4, -1, -1))
+            y = xtile.tile(fwad.make_dual(x.detach(), t), reps)
+            assert torch.equal(fwad.unpack_dual(y).tangent, torch.tile(t, reps))
+        batch = x.detach().expand(4, *shape)
+        got = vmap(lambda a: xtile.tile(a, reps))(batch)
+        assert torch.equal(got, torch.tile(batch, (1, *reps)))
         with torch.inference_mode():
-            assert torch.equal(xtile.tile(x, (10, 200)), torch.tile(x, (10, 200)))
+            assert torch.equal(xtile.tile(x, reps), torch.tile(x, reps))
 
     @pytest.mark.parametrize("dynamic", [False, True])
     def test_compile_fullgraph(self, torch_device: Any, dynamic: bool) -> None:
