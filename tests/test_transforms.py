@@ -270,3 +270,24 @@ class TestJax:
         assert got.dtype == jnp.dtype(dtype)
         np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
         assert xtile.tile(x, (2, 1)).dtype == jnp.dtype(dtype)
+
+    @pytest.mark.parametrize(
+        ("shape", "reps"), [*CASES, ((2,) * 6, (4,) * 6), ((100, 100, 3), (10, 10, 10))]
+    )
+    def test_jit_compiles_as_jnp_tile(self, jax_device: Any, shape: Any, reps: Any) -> None:
+        """Under `jax.jit` XLA gets the same program as for `jax.numpy.tile`, names aside."""
+        import re
+
+        import jax
+        import jax.numpy as jnp
+
+        x = jax.device_put(jnp.ones(shape, dtype=jnp.float32), jax_device)
+
+        def ops(tile: Any) -> list[str]:
+            hlo = jax.jit(lambda a: tile(a, reps)).lower(x).compile().as_text()
+            pattern = r"^\s*(?:ROOT )?%\S+ = (.*?)(?:, metadata=.*)?$"
+            instructions = re.findall(pattern, hlo, re.MULTILINE)
+            assert instructions
+            return [re.sub(r"%[\w.-]+", "%", i) for i in instructions]
+
+        assert ops(xtile.tile) == ops(jnp.tile)

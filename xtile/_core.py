@@ -4,10 +4,12 @@ The one Tile, written against the array API standard: views, then one copy.
 Every public function ends in `tile`. It computes the promoted shapes once, then
 materializes the broadcast view ``(r0, d0, r1, d1, ...)`` of `x` with one copy into
 a fresh array. A copy runs at memory speed only when its contiguous runs are long,
-so on eager CPU backends a small cost model (`_stage_cuts`) may first tile the
-inner axes into a small staging array (at most `_STAGE_MAX_BYTES`, cache-resident)
-whose runs are long; the output is then one copy of that. Backend-specific code is
-confined to the measured branches below, each under the same parity tests.
+so on eager CPU backends a small cost model picks how the output is written when
+they are short: from a small staging array of the inner axes (`_stage_cuts`; at
+most `_STAGE_MAX_BYTES`, cache-resident), or, for an `x` too large to stage, by
+block doubling inside the output (`_DOUBLINGS`). GPUs keep the one-kernel copy; JAX
+and Dask plan their own. Backend-specific code is confined to the measured branches
+below (`_COPIES`, `_DOUBLINGS`), each under the same parity and memory tests.
 """
 
 import functools
