@@ -68,3 +68,28 @@ def test_as_one_axis(
 ) -> None:
     """NumPy's doubling copies 1-D: the outer block must be one strided axis."""
     assert _core._as_one_axis(shape, strides) == axis
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps", "itemsize", "run"),
+    [
+        ((4000, 3), (1, 1000), 4, 12),
+        ((100, 100, 3), (10, 10, 10), 4, 12),
+        ((4000, 8), (1, 100), 4, 0),  # 32 bytes: the broadcast copy is as fast
+        ((1000, 1), (1, 4000), 4, 0),  # single elements: a fill loop
+        ((3, 4), (1, 1), 8, 0),  # nothing repeated
+    ],
+)
+def test_short_run(shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, run: int) -> None:
+    assert _core._short_run(shape, reps, itemsize) == run
+
+
+def test_numpy_doubles_only_byte_loops() -> None:
+    """NumPy copies runs of 2, 4, 8, 16 bytes as words: faster than doubling."""
+    import numpy as np
+
+    x = np.ones(3, dtype=np.float32)
+    assert [_core._numpy_may_double(x, run) for run in (2, 4, 8, 12, 16, 20, 24)] == [
+        False, False, False, True, False, True, True,
+    ]  # fmt: skip
+    assert not _core._numpy_may_double(x.astype(object), 12)

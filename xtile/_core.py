@@ -51,7 +51,7 @@ def tile(
         if itemsize and size * itemsize >= _SMALL_BYTES:
             x, shape, reps = _stage(x, shape, reps, itemsize, copy, xp)
             doubling = _DOUBLINGS.get(backend)
-            if doubling and _short_runs(shape, reps, itemsize) and doubling[0](x):
+            if doubling and (run := _short_run(shape, reps, itemsize)) and doubling[0](x, run):
                 return doubling[1](x, shape, reps, out_shape)
     return copy(x, shape, reps, out_shape, xp)
 
@@ -282,9 +282,17 @@ def _numpy_copy(
     return (out if out.dtype == dtype else out.view(dtype)).reshape(out_shape)
 
 
-def _numpy_may_double(x: Array, /) -> bool:  # numpydoc ignore=PR01,RT01
-    """Whether `_numpy_doubling` may copy `x`'s items as plain bytes (not pointers)."""
-    return not x.dtype.hasobject and x.dtype.kind != "T"  # StringDType holds pointers
+def _numpy_may_double(x: Array, run: int, /) -> bool:  # numpydoc ignore=PR01,RT01
+    """
+    Whether `_numpy_doubling` may and should replace `_numpy_copy`.
+
+    Its copies move `x`'s items as bytes, not for object or StringDType items
+    (pointers). And NumPy copies runs of 2, 4, 8 or 16 bytes as one machine word
+    (``_numpy_copy`` views them as one void item), faster than doubling: 1.4x the copy
+    bound against 0.8 on (4000, 2) x (1, 1500) and (4000, 4) x (1, 750); runs of other
+    sizes go through a byte loop (0.69 against 0.87 on (4000, 3) x (1, 1000)).
+    """
+    return run not in {2, 4, 8, 16} and not x.dtype.hasobject and x.dtype.kind != "T"
 
 
 def _numpy_doubling(
@@ -368,23 +376,24 @@ def _c_contiguous(
     return True
 
 
-# Longest contiguous run for which doubling beats the broadcast copy (measured)
-_DOUBLING_MAX_RUN_BYTES = 256
+# Runs shorter than this copy faster by doubling than by the broadcast copy (measured)
+_DOUBLING_RUN_BYTES = 32
 
 
-def _short_runs(
+def _short_run(
     shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, /
-) -> bool:  # numpydoc ignore=PR01,RT01
+) -> int:  # numpydoc ignore=PR01,RT01
     """
-    Whether the broadcast copy's contiguous runs are short enough for doubling to pay.
+    The broadcast copy's contiguous run in bytes where doubling may pay, else 0.
 
     A run of one element is a broadcast of single elements: already a fast fill loop.
     """
     last = _last_repeated(reps)
-    return last >= 0 and 1 < math.prod(shape[last:]) <= _DOUBLING_MAX_RUN_BYTES // itemsize
+    run = math.prod(shape[last:]) if last >= 0 else 0
+    return run * itemsize if run > 1 and run * itemsize < _DOUBLING_RUN_BYTES else 0
 
 
-def _torch_may_double(x: Array, /) -> bool:  # numpydoc ignore=PR01,RT01
+def _torch_may_double(x: Array, _run: int, /) -> bool:  # numpydoc ignore=PR01,RT01
     """
     Whether `_torch_doubling` may replace `_copy` for this CPU tensor.
 
@@ -434,8 +443,9 @@ def _torch_doubling(
 
 # The measured per-backend copies; every other backend takes `_copy`
 _COPIES: dict[str, Callable[..., Array]] = {"numpy": _numpy_copy, "torch": _torch_copy}
-# The measured in-output doublings: (whether it may run for `x`, the doubling)
-_DOUBLINGS: dict[str, tuple[Callable[[Array], bool], Callable[..., Array]]] = {
+# The measured in-output doublings: (whether it may and should run for `x` and a run
+# of that many bytes, the doubling)
+_DOUBLINGS: dict[str, tuple[Callable[[Array, int], bool], Callable[..., Array]]] = {
     "numpy": (_numpy_may_double, _numpy_doubling),
     "torch": (_torch_may_double, _torch_doubling),
 }
