@@ -378,13 +378,18 @@ def test_long_outputs(
 
 
 @pytest.mark.parametrize("dtype", ["U3", "object", "StringDType"])
-def test_numpy_long_text(dtype: str) -> None:
-    """NumPy text and object arrays take the plain copy (their items are not plain bytes)."""
-    x = arange((400, 3)).astype(np.dtypes.StringDType() if dtype == "StringDType" else dtype)
-    y = xtile.tile(x, (1, 100))
+@pytest.mark.parametrize(
+    ("shape", "reps"),
+    [((400, 3), (1, 100)), ((2, 3, 4, 5), (4, 4, 4, 4)), ((100, 100, 3), (2, 3, 2))],
+    ids=["short-runs", "staged", "large-x"],
+)
+def test_numpy_long_text(dtype: str, shape: tuple[int, ...], reps: tuple[int, ...]) -> None:
+    """NumPy text and object arrays: staged too, never viewed as bytes (items are pointers)."""
+    x = arange(shape).astype(np.dtypes.StringDType() if dtype == "StringDType" else dtype)
+    y = xtile.tile(x, reps)
     assert y.flags.c_contiguous
     assert not np.shares_memory(x, y)
-    assert same_bits(y, np.tile(x, (1, 100)))
+    assert same_bits(y, np.tile(x, reps))
 
 
 @pytest.mark.parametrize(
