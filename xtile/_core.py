@@ -47,7 +47,7 @@ def tile(
     copy = _COPIES.get(backend, _copy)
     size = math.prod(out_shape)
     if size * _MAX_ITEMSIZE >= _SMALL_BYTES:
-        itemsize = _eager_cpu_itemsize(x, xp)
+        itemsize = _eager_cpu_itemsize(x, backend, xp)
         if itemsize and size * itemsize >= _SMALL_BYTES:
             x, shape, reps = _stage(x, shape, reps, itemsize, copy, xp)
             doubling = _DOUBLINGS.get(backend)
@@ -169,7 +169,9 @@ def _jax_tile() -> Callable[[Array, tuple[int, ...]], Array]:  # numpydoc ignore
     return jax.jit(tile, static_argnums=1)
 
 
-def _eager_cpu_itemsize(x: Array, xp: ArrayNamespace, /) -> int:  # numpydoc ignore=PR01,RT01
+def _eager_cpu_itemsize(
+    x: Array, backend: str, xp: ArrayNamespace, /
+) -> int:  # numpydoc ignore=PR01,RT01
     """
     Bytes per element where staging may pay, else 0.
 
@@ -177,7 +179,6 @@ def _eager_cpu_itemsize(x: Array, xp: ArrayNamespace, /) -> int:  # numpydoc ign
     cache-sized copy is cheap there. On a GPU the copy should stay one kernel; Dask
     and ``torch.compile`` plan their own computation.
     """
-    backend = _compat.backend(xp)
     if backend in {"numpy", "array_api_strict"}:
         return _itemsize(x.dtype, xp)
     if backend == "torch":
@@ -271,8 +272,7 @@ def _numpy_copy(
     if (
         block > 1
         and block * dtype.itemsize < _LONG_RUN_BYTES
-        and not dtype.hasobject
-        and dtype.kind != "T"  # StringDType holds pointers, like object
+        and _plain_bytes(dtype)
         and _c_contiguous(shape[last:], x.strides[last:], dtype.itemsize)
     ):
         x = x.reshape((*shape[:last], block)).view(np.dtype((np.void, block * dtype.itemsize)))
@@ -292,7 +292,12 @@ def _numpy_may_double(x: Array, run: int, /) -> bool:  # numpydoc ignore=PR01,RT
     bound against 0.8 on (4000, 2) x (1, 1500) and (4000, 4) x (1, 750); runs of other
     sizes go through a byte loop (0.69 against 0.87 on (4000, 3) x (1, 1000)).
     """
-    return run not in {2, 4, 8, 16} and not x.dtype.hasobject and x.dtype.kind != "T"
+    return run not in {2, 4, 8, 16} and _plain_bytes(x.dtype)
+
+
+def _plain_bytes(dtype: Any, /) -> bool:  # numpydoc ignore=PR01,RT01
+    """Whether NumPy items of `dtype` may be copied as bytes: not object or StringDType."""
+    return not dtype.hasobject and dtype.kind != "T"  # both hold pointers
 
 
 def _numpy_doubling(

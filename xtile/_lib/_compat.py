@@ -54,15 +54,15 @@ _TYPE_CACHED = ("numpy", "torch", "cupy", "jax", "jaxlib")
 
 def array_namespace(x: object) -> ModuleType:  # numpydoc ignore=PR01,RT01
     """The array-api-compat namespace of `x`."""
+    if (xp := cached_namespace(x)) is not None:
+        return xp
     if _compiling_torch(x) is not None:
         from array_api_compat import torch as torch_namespace
 
         return torch_namespace
-    xp = _BY_TYPE.get(type(x))
-    if xp is None:
-        xp = array_api_compat.array_namespace(x)
-        if type(x).__module__.partition(".")[0] in _TYPE_CACHED:
-            _BY_TYPE[type(x)] = xp
+    xp = array_api_compat.array_namespace(x)
+    if type(x).__module__.partition(".")[0] in _TYPE_CACHED:
+        _BY_TYPE[type(x)] = xp
     return xp
 
 
