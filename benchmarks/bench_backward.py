@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 import xtile
-from xtile._lib._bench import best_times
+from xtile._bench import best_times
 
 CASES = [
     ((1000, 1000), (4, 4)),

@@ -1,16 +1,16 @@
-"""Fixtures: every installed backend on every available device."""
+"""Fixtures: every installed backend on every available device, both implementations."""
 
-import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 import pytest
+from array_api_extra.testing import patch_lazy_xp_functions
 from hypothesis import HealthCheck, settings
 
-from xtile._lib import _compat
-from xtile._lib._backends import Backend, BackendUnavailableError, dtypes, same_bits, to_numpy
+import xtile._fast
+from xtile._testing import Backend, dtypes
 
 settings.register_profile(
     "xtile",
@@ -27,34 +27,39 @@ settings.load_profile("ci" if os.environ.get("CI") else "xtile")
 
 @pytest.fixture(params=list(Backend), ids=lambda b: b.value)
 def library(request: pytest.FixtureRequest) -> Backend:
-    """The backend under test."""
+    """The backend under test: one library on one device."""
     return request.param  # type: ignore[no-any-return]
 
 
-def load_or_skip(library: Backend) -> tuple[Any, Any]:
-    """The namespace and device of `library`; the test is skipped where it is absent."""
-    try:
-        return library.load()
-    except BackendUnavailableError as e:
-        pytest.skip(str(e))
+@pytest.fixture
+def xp(library: Backend, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """
+    The array-api-compat namespace of the backend under test; skipped where absent.
+
+    Functions a test module tags with `lazy_xp_function` run under `jax.jit` on
+    JAX, and fail on Dask if they compute.
+    """
+    xp = library.load_or_skip()[0]
+    with patch_lazy_xp_functions(request, xp=xp):
+        yield xp
 
 
 @pytest.fixture
-def backend(library: Backend) -> tuple[Any, Any]:
-    """The namespace and device of `library`; skipped where absent."""
-    return load_or_skip(library)
-
-
-@pytest.fixture
-def xp(backend: tuple[Any, Any]) -> Any:
-    """The array-api-compat namespace of the backend under test."""
-    return backend[0]
-
-
-@pytest.fixture
-def device(backend: tuple[Any, Any]) -> Any:
+def device(library: Backend) -> Any:
     """The device arrays are created on (a non-default one where the backend has it)."""
-    return backend[1]
+    return library.load_or_skip()[1]
+
+
+@pytest.fixture(params=["fast", "standard"])
+def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """
+    The implementation under test: with the backends' fast paths, or the standard-only tile.
+
+    "standard" empties the fast-path registry, so every backend runs `xtile._agnostic`.
+    """
+    if request.param == "standard":
+        monkeypatch.setattr(xtile._fast, "lookup", lambda _library: None)
+    return request.param  # type: ignore[no-any-return]
 
 
 @pytest.fixture
@@ -75,34 +80,3 @@ def make(xp: Any, device: Any) -> Callable[..., Any]:
         return x if dtype is None else xp.astype(x, dtype)
 
     return make
-
-
-def arange(shape: tuple[int, ...]) -> Any:
-    """Distinct values of a shape, for a NumPy reference."""
-    return np.arange(1, math.prod(shape) + 1).reshape(shape)
-
-
-MUTABLE = {
-    Backend.NUMPY,
-    Backend.ARRAY_API_STRICT,
-    Backend.ARRAY_API_STRICT_DEVICE1,
-    Backend.TORCH,
-    Backend.TORCH_CUDA,
-    Backend.CUPY,
-}
-
-
-def reps_tuple(reps: int | tuple[int, ...]) -> tuple[int, ...]:
-    """Repeats as the tuple that every native tile takes."""
-    return (reps,) if isinstance(reps, int) else reps
-
-
-def assert_tile(y: Any, x: Any, reps: Any, xp: Any) -> None:
-    """`y` is ``numpy.tile(x, reps)`` bit for bit, in `x`'s namespace, dtype and device."""
-    assert _compat.array_namespace(y) is xp
-    assert y.dtype == x.dtype
-    assert _compat.device(y) == _compat.device(x)
-    expected = np.tile(to_numpy(x), reps)
-    actual = to_numpy(y)
-    assert actual.shape == expected.shape
-    assert same_bits(actual, expected), (actual, expected)

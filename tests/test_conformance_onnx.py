@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xtile
-from xtile._lib._backends import Backend, to_numpy
+from xtile._testing import Backend, to_numpy
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")

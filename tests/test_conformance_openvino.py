@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xtile
-from xtile._lib._backends import Backend, to_numpy
+from xtile._testing import Backend, to_numpy
 
 from .test_conformance_onnx import random_array, same_bytes
 

@@ -1,4 +1,4 @@
-"""The staging cost model of the core, on its own: the plans it makes and their bounds."""
+"""The standard-only tile's cost model, and the NumPy fast path's helpers, on their own."""
 
 import math
 
@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from xtile import _core
+from xtile import _agnostic
+from xtile._lib import _tuning
+from xtile._lib._typing import Plan
 
 
 @pytest.mark.parametrize(
@@ -27,7 +29,7 @@ from xtile import _core
 def test_plans(
     shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, cuts: tuple[int, ...]
 ) -> None:
-    assert _core._stage_cuts(shape, reps, itemsize) == cuts
+    assert _agnostic.stage_cuts(_plan(shape, reps), itemsize) == cuts
 
 
 @given(
@@ -40,15 +42,15 @@ def test_plan_bounds(shape: list[int], reps: list[int], itemsize: int) -> None:
     n = max(len(shape), len(reps))
     shape_t = (1,) * (n - len(shape)) + tuple(shape)
     reps_t = (1,) * (n - len(reps)) + tuple(reps)
-    cuts = _core._stage_cuts(shape_t, reps_t, itemsize)
+    cuts = _agnostic.stage_cuts(_plan(shape_t, reps_t), itemsize)
     assert list(cuts) == sorted(set(cuts), reverse=True)
     for a in cuts:
         assert reps_t[a] != 1
         assert any(r != 1 for r in reps_t[:a])  # an outer repeat is left for the output
         stage = math.prod(shape_t) * math.prod(reps_t[a:]) * itemsize
-        assert stage <= _core._STAGE_MAX_BYTES
+        assert stage <= _tuning.STAGE_MAX_BYTES
     last = max((i for i, r in enumerate(reps_t) if r != 1), default=-1)
-    if last < 0 or math.prod(shape_t[last:]) * itemsize >= _core._LONG_RUN_BYTES:
+    if last < 0 or math.prod(shape_t[last:]) * itemsize >= _tuning.LONG_RUN_BYTES:
         assert cuts == ()
 
 
@@ -67,7 +69,8 @@ def test_as_one_axis(
     shape: tuple[int, ...], strides: tuple[int, ...], axis: tuple[int, int] | None
 ) -> None:
     """NumPy's doubling copies 1-D: the outer block must be one strided axis."""
-    assert _core._as_one_axis(shape, strides) == axis
+    np_fast = pytest.importorskip("xtile._fast.numpy")
+    assert np_fast._as_one_axis(shape, strides) == axis
 
 
 @pytest.mark.parametrize(
@@ -81,15 +84,26 @@ def test_as_one_axis(
     ],
 )
 def test_short_run(shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, run: int) -> None:
-    assert _core._short_run(shape, reps, itemsize) == run
+    assert _agnostic.short_run(_plan(shape, reps), itemsize) == run
 
 
 def test_numpy_doubles_only_byte_loops() -> None:
     """NumPy copies runs of 2, 4, 8, 16 bytes as words: faster than doubling."""
     import numpy as np
 
-    x = np.ones(3, dtype=np.float32)
-    assert [_core._numpy_may_double(x, run) for run in (2, 4, 8, 12, 16, 20, 24)] == [
-        False, False, False, True, False, True, True,
-    ]  # fmt: skip
-    assert not _core._numpy_may_double(x.astype(object), 12)
+    from xtile._fast.numpy import FAST_PATH
+
+    assert FAST_PATH.double is not None
+    x = np.arange(4000 * 6, dtype=np.uint8).reshape(4000, -1)
+    plan = _plan((4000, 6), (1, 100))
+    ref = np.tile(x, (1, 100))
+    for run in (2, 4, 8, 16):
+        assert FAST_PATH.double(x, plan, run) is None
+    for run in (3, 6, 12, 20, 24):
+        assert np.array_equal(FAST_PATH.double(x, plan, run), ref)
+    assert FAST_PATH.double(x.astype(object), plan, 12) is None
+
+
+def _plan(shape: tuple[int, ...], reps: tuple[int, ...]) -> Plan:
+    out = tuple(d * r for d, r in zip(shape, reps, strict=True))
+    return Plan(shape, reps, out, math.prod(out))

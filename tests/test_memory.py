@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 import xtile
-from xtile._lib import _bench
-
-from .conftest import arange
+from xtile import _bench
+from xtile._testing import arange
 
 SLACK = 64 * 1024  # index arrays, small Python objects; far below one output
 

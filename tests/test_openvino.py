@@ -5,11 +5,23 @@ from typing import Any
 
 import numpy as np
 import pytest
+from array_api_extra.testing import lazy_xp_function
 
 import xtile
-from xtile._lib._backends import Backend, same_bits, to_numpy
+from xtile._testing import Backend, arange, assert_tile, same_bits, to_numpy
 
-from .conftest import MUTABLE, arange, assert_tile
+# Every test here runs the fast paths and the standard-only tile; `xtile.openvino.tile` runs
+# under `jax.jit` on JAX and may not compute on Dask where its repeats are static.
+pytestmark = pytest.mark.usefixtures("impl")
+lazy_xp_modules = [xtile.openvino]
+lazy_xp_function(xtile.openvino.tile)
+
+
+class eager:
+    """`xtile.openvino.tile` outside the lazy patches, for repeats given as arrays."""
+
+    tile = xtile.openvino.tile
+
 
 # promotion both ways, zeros, negatives (counted as 0)
 CASES = [
@@ -48,7 +60,7 @@ class TestTile:
         signed = dtype.startswith("int")
         for reps in [(2, 1, 3), (3,), ((-2, 3) if signed else (0, 3))]:
             r = xp.asarray(reps, dtype=getattr(xp, dtype), device=device)
-            assert_tile(xtile.openvino.tile(x, r, xp=xp), x, clamped(reps), xp)
+            assert_tile(eager.tile(x, r, xp=xp), x, clamped(reps), xp)
 
     def test_every_dtype(self, xp: Any, make: Any, all_dtypes: Any) -> None:
         for dtype in all_dtypes.values():
@@ -56,7 +68,7 @@ class TestTile:
             assert_tile(xtile.openvino.tile(x, (2, 1, 2)), x, (2, 1, 2), xp)
 
     def test_fresh(self, library: Backend, make: Any) -> None:
-        if library not in MUTABLE:
+        if not library.mutable:
             pytest.skip("immutable or lazy arrays cannot alias")
         x = make(arange((2, 3)))
         y = xtile.openvino.tile(x, (1,))

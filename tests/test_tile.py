@@ -5,14 +5,35 @@ from typing import Any
 
 import numpy as np
 import pytest
+from array_api_extra.testing import lazy_xp_function
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import xtile
-from xtile._lib._backends import Backend, BackendUnavailableError, same_bits, to_numpy
-from xtile._lib._examples import SPEC_EXAMPLES, SpecExample
+from xtile._testing import (
+    SPEC_EXAMPLES,
+    Backend,
+    BackendUnavailableError,
+    SpecExample,
+    arange,
+    assert_tile,
+    reps_tuple,
+    same_bits,
+    to_numpy,
+)
 
-from .conftest import MUTABLE, arange, assert_tile, reps_tuple
+# Every test here runs the fast paths and the standard-only tile; `xtile.tile` runs
+# under `jax.jit` on JAX and may not compute on Dask (its repeats are static).
+pytestmark = pytest.mark.usefixtures("impl")
+lazy_xp_modules = [xtile]
+lazy_xp_function(xtile.tile)
+
+
+class eager:
+    """`xtile.tile` outside the lazy patches, for repeats given as arrays (traced by jit)."""
+
+    tile = xtile.tile
+
 
 # (input shape, repeats): ranks 0 to 6, zeros, promotion both ways, pure broadcasts
 CASES = [
@@ -49,6 +70,13 @@ DTYPE_NAMES = [
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
     "str", "bytes", "object", "StringDType",
 ]  # fmt: skip
+
+
+def test_lazy_patches_are_active(library: Backend, xp: Any) -> None:
+    """`xtile.tile` here is jitted on JAX and compute-guarded on Dask (`lazy_xp_function`)."""
+    del xp  # the fixture applies the patches
+    lazy = library.modname in {"jax.numpy", "dask.array"}
+    assert (xtile.tile is not eager.tile) == lazy
 
 
 class TestTile:
@@ -97,7 +125,7 @@ class TestTile:
         ("shape", "reps"), [((2, 3), (1, 1)), ((2, 3), (2, 2)), ((1, 1000), (400, 1)), ((), ())]
     )
     def test_fresh_and_writable(self, library: Backend, make: Any, shape: Any, reps: Any) -> None:
-        if library not in MUTABLE:
+        if not library.mutable:
             pytest.skip("immutable or lazy arrays cannot alias")
         x = make(arange(shape))
         before = to_numpy(x)
@@ -173,7 +201,7 @@ class TestRepeats:
         x = make(arange((2, 3)))
         for reps in [(2, 3), (1, 2, 1), 2, ()]:
             r = rxp.astype(rxp.asarray(reps, device=rdevice), getattr(rxp, dtype))
-            assert_tile(xtile.tile(x, r), x, reps, xp)
+            assert_tile(eager.tile(x, r), x, reps, xp)
 
 
 BAD_TYPES = [
@@ -216,13 +244,13 @@ class TestErrors:
     def test_backend_repeats_arrays(self, xp: Any, device: Any, make: Any) -> None:
         x = make(arange((2, 3)))
         with pytest.raises(TypeError, match="integer dtype; got dtype"):
-            xtile.tile(x, xp.asarray([2.0, 1.0], device=device))
+            eager.tile(x, xp.asarray([2.0, 1.0], device=device))
         with pytest.raises(TypeError, match="integer dtype; got dtype"):
-            xtile.tile(x, xp.asarray([True], device=device))
+            eager.tile(x, xp.asarray([True], device=device))
         with pytest.raises(ValueError, match=r"2-D array of shape \(1, 2\)"):
-            xtile.tile(x, xp.asarray([[2, 1]], device=device))
+            eager.tile(x, xp.asarray([[2, 1]], device=device))
         with pytest.raises(ValueError, match="got -2 at position 1"):
-            xtile.tile(x, xp.asarray([1, -2], device=device))
+            eager.tile(x, xp.asarray([1, -2], device=device))
 
     def test_dtype_is_checked_before_ndim(self) -> None:
         with pytest.raises(TypeError, match="float64"):
@@ -372,7 +400,7 @@ def test_long_outputs(
     before = to_numpy(x)
     y = xtile.tile(x, reps)
     assert_tile(y, x, reps, xp)
-    if library in MUTABLE:
+    if library.mutable:
         y[...] = xp.zeros_like(y)
         assert same_bits(to_numpy(x), before)
 

@@ -1,5 +1,7 @@
 """Autodiff, vmap and compilation of `xtile.tile` through PyTorch and JAX."""
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -7,9 +9,7 @@ import numpy as np
 import pytest
 
 import xtile
-from xtile._lib._backends import Backend
-
-from .conftest import load_or_skip
+from xtile._testing import Backend
 
 # (shape, repeats): promotion both ways, zero repeats, size-1 and pure-broadcast axes
 CASES = [
@@ -27,13 +27,13 @@ IDS = [f"{s}x{r}" for s, r in CASES]
 @pytest.fixture(params=[Backend.TORCH, Backend.TORCH_CUDA], ids=lambda b: b.value)
 def torch_device(request: pytest.FixtureRequest) -> Any:
     """A PyTorch device: the CPU, and CUDA where present."""
-    return load_or_skip(request.param)[1]
+    return request.param.load_or_skip()[1]
 
 
 @pytest.fixture(params=[Backend.JAX, Backend.JAX_GPU], ids=lambda b: b.value)
 def jax_device(request: pytest.FixtureRequest) -> Any:
     """A JAX device: the CPU, and a GPU where present."""
-    return load_or_skip(request.param)[1]
+    return request.param.load_or_skip()[1]
 
 
 class TestTorch:
@@ -158,6 +158,19 @@ class TestTorch:
             x = torch.randn(shape, device=torch_device)
             assert torch.equal(fn(x), torch.tile(x, (2, 1, 3)) * 2)
         assert not counters["graph_break"]
+
+    def test_compile_first_call(self) -> None:
+        """Compiled before any eager tile: the fast path's first import is traced too."""
+        pytest.importorskip("torch")
+        code = (
+            "import warnings; warnings.simplefilter('error'); "
+            "warnings.filterwarnings('ignore', '`torch.jit.script', DeprecationWarning); "
+            "import torch, xtile; from torch._dynamo.utils import counters; "
+            "f = torch.compile(lambda a: xtile.tile(a, (2, 3)), fullgraph=True); "
+            "x = torch.ones(2, 2); assert torch.equal(f(x), torch.tile(x, (2, 3))); "
+            "assert not counters['graph_break'], counters['graph_break']"
+        )
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
     def test_compile_backward(self, torch_device: Any) -> None:
         import torch

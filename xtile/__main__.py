@@ -13,13 +13,12 @@ from typing import Any
 
 import xtile
 
-from ._lib._backends import Backend, BackendUnavailableError, dtypes, same_bits, to_numpy
-from ._lib._examples import SPEC_EXAMPLES
+from ._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, dtypes, same_bits, to_numpy
 
 TEXT_DTYPES = {"str", "bytes", "object", "StringDType"}
 
 
-def _cases(rng: Any, n: int) -> list[tuple[tuple[int, ...], Any, str]]:  # numpydoc ignore=PR01,RT01
+def _cases(rng: Any, n: int) -> list[tuple[tuple[int, ...], Any, str]]:
     """Spec examples, then `n` random (shape, repeats, layout) cases."""
     import numpy as np
 
@@ -36,9 +35,7 @@ def _cases(rng: Any, n: int) -> list[tuple[tuple[int, ...], Any, str]]:  # numpy
     return cases
 
 
-def _check_backend(
-    backend: Backend, n: int, seed: int
-) -> dict[str, Any]:  # numpydoc ignore=PR01,RT01
+def _check_backend(backend: Backend, n: int, seed: int) -> dict[str, Any]:
     """Run every case on one backend; a row of the report."""
     import numpy as np
 
@@ -119,9 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     return int(failures > 0)
 
 
-def _bench(argv: list[str]) -> int:  # numpydoc ignore=PR01,RT01
+def _bench(argv: list[str]) -> int:
     """``python -m xtile bench``: time xtile, the native tile and a plain copy."""
-    from ._lib import _bench
+    from . import _bench
 
     parser = argparse.ArgumentParser(prog="python -m xtile bench", description=_bench.__doc__)
     parser.add_argument("--backends", default=",".join(_bench.BACKENDS))

@@ -35,7 +35,7 @@ _ONNX_NAMES = {
 }  # fmt: skip
 
 
-def _onnx_type(x: Array, xp: ArrayNamespace) -> str:  # numpydoc ignore=PR01,RT01
+def _onnx_type(x: Array, xp: ArrayNamespace) -> str:
     """The ONNX element type of `x`, or the dtype's own name when ONNX has none."""
     dtype = x.dtype
     for name, onnx_name in _ONNX_NAMES.items():
@@ -47,13 +47,13 @@ def _onnx_type(x: Array, xp: ArrayNamespace) -> str:  # numpydoc ignore=PR01,RT0
         return "bfloat16"
     # tensor(string) is any NumPy text array, or an object array of str
     if kind in {"U", "S", "T"} or (
-        kind == "O" and not _compat.is_lazy_array(x) and all(isinstance(v, str) for v in x.flat)
+        kind == "O" and not _compat.is_lazy_array(x) and all(isinstance(v, str) for v in x.flat)  # type: ignore[attr-defined]
     ):
         return "string"
     return str(dtype)
 
 
-def _check_type(x: Array, version: int, /, *, xp: ArrayNamespace) -> None:  # numpydoc ignore=PR01
+def _check_type(x: Array, version: int, /, *, xp: ArrayNamespace) -> None:
     """Raise `TypeError` unless `x`'s element type is in the version's constraint."""
     allowed = TYPE_CONSTRAINTS[version]
     onnx_type = _onnx_type(x, xp)
@@ -66,9 +66,7 @@ def _check_type(x: Array, version: int, /, *, xp: ArrayNamespace) -> None:  # nu
         raise TypeError(msg)
 
 
-def _onnx_repeats(
-    repeats: Repeats, ndim: int | None, /, *, op: str
-) -> tuple[int, ...]:  # numpydoc ignore=PR01,RT01
+def _onnx_repeats(repeats: Repeats, ndim: int | None, /, *, op: str) -> tuple[int, ...]:
     """Tile-6/13 repeats: a 1-D int64 tensor or sequence, one non-negative entry per axis."""
     reps, reps_ndim = host_ints(repeats, op=op, int64_only=True)
     if reps_ndim == 0:
@@ -225,7 +223,7 @@ def tile_v1(
     return _core.tile(input, reps, xp=xp, op=op)
 
 
-def _one_int(value: int | Array, /, *, op: str, name: str) -> int:  # numpydoc ignore=PR01,RT01
+def _one_int(value: int | Array, /, *, op: str, name: str) -> int:
     """A Tile-1 scalar input: an int, or an int64 array with one element."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value

@@ -9,23 +9,25 @@ every array is a tensor anyway.
 
 import sys
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeGuard
 
 import array_api_compat
 from array_api_compat import is_jax_array, is_lazy_array
 
+from ._typing import Array
+
 __all__ = [
     "array_namespace",
-    "backend",
     "cached_namespace",
     "device",
     "is_array_api_obj",
     "is_jax_array",
     "is_lazy_array",
+    "library",
 ]
 
 
-def _compiling_torch(x: object) -> Any:  # numpydoc ignore=PR01,RT01
+def _compiling_torch(x: object) -> Any:
     """The `torch` module while dynamo traces a tensor `x`, else None; never imports torch."""
     if not type(x).__module__.startswith("torch"):
         return None
@@ -37,7 +39,7 @@ def _compiling_torch(x: object) -> Any:  # numpydoc ignore=PR01,RT01
 _NOT_ARRAYS = frozenset({int, bool, tuple, list, str, bytes, type(None)})
 
 
-def is_array_api_obj(x: object) -> bool:  # numpydoc ignore=PR01,RT01
+def is_array_api_obj(x: object) -> TypeGuard[Array]:  # numpydoc ignore=PR01,RT01
     """Whether `x` is an array of a namespace array-api-compat supports."""
     if type(x) in _NOT_ARRAYS:
         return False
@@ -74,7 +76,7 @@ def cached_namespace(x: object) -> ModuleType | None:  # numpydoc ignore=PR01,RT
     return xp
 
 
-_BACKENDS = {
+_LIBRARIES = {
     "numpy": "numpy",
     "array_api_compat.numpy": "numpy",
     "torch": "torch",
@@ -87,12 +89,14 @@ _BACKENDS = {
 }
 
 
-def backend(xp: ModuleType) -> str:  # numpydoc ignore=PR01,RT01
+def library(xp: ModuleType) -> str:  # numpydoc ignore=PR01,RT01
     """
-    The library behind namespace `xp`: "numpy", "torch", "jax", "array_api_strict",
-    "dask", or its module name. One lookup, by name: the hot path runs under dynamo too.
+    The library behind namespace `xp`, by name.
+
+    "numpy", "torch", "jax", "array_api_strict", "dask", or the namespace's module
+    name. One lookup, by name: the hot path runs under dynamo too.
     """
-    return _BACKENDS.get(xp.__name__, xp.__name__)
+    return _LIBRARIES.get(xp.__name__, xp.__name__)
 
 
 def device(x: Any) -> Any:  # numpydoc ignore=PR01,RT01

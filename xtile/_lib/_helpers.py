@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from . import _compat
-from ._typing import Array, ArrayNamespace, ShapeLike
+from ._typing import Array, ArrayNamespace, Plan, Shape, ShapeLike
 
 __all__ = [
     "INT64_MAX",
@@ -26,7 +26,7 @@ _INT = {int}
 _D = TypeVar("_D", int, int | None)
 
 
-def _short(value: object) -> str:  # numpydoc ignore=PR01,RT01
+def _short(value: object) -> str:
     """Repr that stays readable in an error message for a large value."""
     return reprlib.repr(value)
 
@@ -63,7 +63,7 @@ def eager_shape(x: Array, /, *, op: str) -> tuple[int, ...]:  # numpydoc ignore=
 
 def _array_ints(
     a: Array, /, *, op: str, name: str, int64_only: bool
-) -> tuple[tuple[int, ...], int]:  # numpydoc ignore=PR01,RT01
+) -> tuple[tuple[int, ...], int]:
     """Bring an integer array of any namespace and device to the host, once."""
     xp = _compat.array_namespace(a)
     if int64_only:
@@ -88,8 +88,8 @@ def _array_ints(
                 f"(`static_argnums`). Got the traced value {a}."
             )
             raise TypeError(msg)
-    if _compat.backend(xp) == "dask":
-        a = a.compute()  # one graph evaluation, not one per element
+    if _compat.library(xp) == "dask":
+        a = a.compute()  # type: ignore[attr-defined]  # one graph evaluation, not one per element
     if a.ndim == 0:
         return (int(a),), 0
     # `tolist` is one transfer from any device; array-api-strict lacks it
@@ -97,7 +97,7 @@ def _array_ints(
     return tuple(int(v) for v in values), 1
 
 
-def _element_int(v: object, i: int, /, *, op: str, name: str) -> int:  # numpydoc ignore=PR01,RT01
+def _element_int(v: object, i: int, /, *, op: str, name: str) -> int:
     """One element of a repeats sequence: a Python int or a 0-D integer array."""
     if isinstance(v, int) and not isinstance(v, bool):
         return v
@@ -202,9 +202,7 @@ def tiled_shape(
     return out
 
 
-def plan(
-    x: Array, reps: tuple[int, ...], /, *, op: str
-) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:  # numpydoc ignore=PR01,RT01
+def plan(x: Array, reps: Shape, /, *, op: str) -> Plan:  # numpydoc ignore=PR01,RT01
     """
     The promoted shape and repeats of the tile of `x`, and its output shape.
 
@@ -221,7 +219,7 @@ def plan(
     # with no empty axis every dimension and repeat is at most the size
     if size > INT64_MAX or (size == 0 and max((*out, *reps)) > INT64_MAX):
         tiled_shape(shape, reps, op=op)  # raises, with the message
-    return shape, reps, out
+    return Plan(shape, reps, out, size)
 
 
 def check_shape(

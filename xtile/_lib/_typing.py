@@ -1,13 +1,137 @@
-"""Type aliases shared by the package."""
+"""Types shared by the package: the array protocol, the tile's plan, a backend's fast path."""
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
-__all__ = ["Array", "ArrayNamespace", "Repeats", "ShapeLike"]
+__all__ = [
+    "Array",
+    "ArrayNamespace",
+    "Copy",
+    "Double",
+    "FastPath",
+    "Plan",
+    "Repeats",
+    "Shape",
+    "ShapeLike",
+    "WholeTile",
+]
 
-# Arrays of every namespace are accepted; no common static type describes them.
-Array: TypeAlias = Any
+
+class Array(Protocol):
+    """
+    What xtile reads of an array of any namespace.
+
+    Attributes
+    ----------
+    shape : tuple
+        The shape; lazy namespaces may hold `None` (or Dask's ``nan``).
+    ndim : int
+        The number of dimensions.
+    dtype : object
+        The namespace's dtype object.
+    """
+
+    @property
+    def shape(self) -> tuple[Any, ...]:
+        """The shape."""
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+
+    @property
+    def dtype(self) -> Any:
+        """The namespace's dtype object."""
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+
+    def __int__(self) -> int: ...
+
+
 ArrayNamespace: TypeAlias = ModuleType
+Shape: TypeAlias = tuple[int, ...]
 Repeats: TypeAlias = "int | Sequence[int] | Array"
 ShapeLike: TypeAlias = Sequence[int | None]
+
+
+class Plan(NamedTuple):
+    """
+    The host-side arithmetic of one tile, done once per call.
+
+    Attributes
+    ----------
+    shape : tuple of int
+        The input's shape, with leading 1s up to the output's rank.
+    reps : tuple of int
+        The repeats, with leading 1s up to the output's rank.
+    out_shape : tuple of int
+        ``shape[i] * reps[i]``.
+    size : int
+        The output's number of elements.
+    """
+
+    shape: Shape
+    reps: Shape
+    out_shape: Shape
+    size: int
+
+    @property
+    def last(self) -> int:  # numpydoc ignore=RT01
+        """The last axis whose repeat is not 1; -1 when there is none."""
+        return max((i for i, r in enumerate(self.reps) if r != 1), default=-1)
+
+    @property
+    def run(self) -> int:  # numpydoc ignore=RT01
+        """
+        The elements in the broadcast copy's contiguous run; 0 when nothing repeats.
+
+        The copy of the view ``(r0, d0, r1, d1, ...)`` writes the block of the input
+        from the last repeated axis on in one go, once per index of the outer axes.
+        """
+        last = self.last
+        return math.prod(self.shape[last:]) if last >= 0 else 0
+
+
+class Copy(Protocol):
+    """Materialize the tile of `x` (already of ``plan.shape``) with one copy."""
+
+    def __call__(self, x: Array, plan: Plan, xp: ArrayNamespace, /) -> Array: ...
+
+
+class Double(Protocol):
+    """Tile `x` by block doubling inside the output; None where it should not run."""
+
+    def __call__(self, x: Array, plan: Plan, run_bytes: int, /) -> Array | None: ...
+
+
+class WholeTile(Protocol):
+    """A backend's whole tile, for a backend that plans its own computation."""
+
+    def __call__(self, x: Array, plan: Plan, xp: ArrayNamespace, /) -> Array: ...
+
+
+class FastPath(NamedTuple):
+    """
+    A backend's measured replacements for parts of the standard-only tile.
+
+    Every field is optional: an empty entry is the standard-only tile.
+
+    Attributes
+    ----------
+    tile : callable or None
+        The whole tile, for backends that plan their own computation (JAX).
+    copy : callable or None
+        The one copy of the broadcast view, also used for each staging level.
+    stage_itemsize : callable or None
+        Bytes per element of `x` where staging in a cache-sized array pays (eager
+        CPU arrays), 0 where it does not. None: never stage.
+    double : callable or None
+        Block doubling inside the output, for a large `x` with short runs.
+    """
+
+    tile: WholeTile | None = None
+    copy: Copy | None = None
+    stage_itemsize: Callable[[Array], int] | None = None
+    double: Double | None = None

@@ -7,14 +7,24 @@ comparison with `numpy.tile`.
 """
 
 import importlib
+import math
 from enum import Enum
 from types import ModuleType
 from typing import Any
 
-from . import _compat
-from ._typing import Array, ArrayNamespace
+from .._lib import _compat
+from .._lib._typing import Array, ArrayNamespace
 
-__all__ = ["Backend", "BackendUnavailableError", "dtypes", "same_bits", "to_numpy"]
+__all__ = [
+    "Backend",
+    "BackendUnavailableError",
+    "arange",
+    "assert_tile",
+    "dtypes",
+    "reps_tuple",
+    "same_bits",
+    "to_numpy",
+]
 
 
 class BackendUnavailableError(Exception):
@@ -44,6 +54,11 @@ class Backend(Enum):
         """Whether this backend runs on a CUDA device."""
         return self in {Backend.TORCH_CUDA, Backend.JAX_GPU, Backend.CUPY}
 
+    @property
+    def mutable(self) -> bool:  # numpydoc ignore=RT01
+        """Whether its arrays can be written in place, and so could alias `x`."""
+        return self.modname in {"numpy", "array_api_strict", "torch", "cupy"}
+
     def load(self) -> tuple[ArrayNamespace, Any]:
         """
         Import the backend and pick its device.
@@ -72,7 +87,25 @@ class Backend(Enum):
         xp = _compat.array_namespace(mod.asarray(0) if self is not Backend.CUPY else mod.empty(0))
         return xp, self._device(mod, xp)
 
-    def _device(self, mod: ModuleType, xp: ArrayNamespace) -> Any:  # numpydoc ignore=PR01,RT01
+    def load_or_skip(self) -> tuple[ArrayNamespace, Any]:
+        """
+        Import the backend and pick its device, or skip the calling test.
+
+        Returns
+        -------
+        array_namespace
+            The array-api-compat namespace.
+        object
+            The device to create arrays on.
+        """
+        import pytest
+
+        try:
+            return self.load()
+        except BackendUnavailableError as e:
+            pytest.skip(str(e))
+
+    def _device(self, mod: ModuleType, xp: ArrayNamespace) -> Any:
         """The device of this member, or `BackendUnavailableError`."""
         if self is Backend.ARRAY_API_STRICT_DEVICE1:
             return mod.Device("device1")
@@ -139,7 +172,7 @@ def dtypes(xp: ArrayNamespace, backend: Backend) -> dict[str, Any]:
     return out
 
 
-def to_numpy(a: Array) -> Any:
+def to_numpy(a: Any) -> Any:
     """
     Copy an array of any backend and device to NumPy, bit for bit.
 
@@ -157,7 +190,7 @@ def to_numpy(a: Array) -> Any:
     import numpy as np
 
     xp = _compat.array_namespace(a)
-    if _compat.backend(xp) == "torch":
+    if _compat.library(xp) == "torch":
         import torch
 
         a = a.detach().cpu().resolve_conj().contiguous()
@@ -166,7 +199,7 @@ def to_numpy(a: Array) -> Any:
         if a.dtype in widths:
             a = a.view(widths[a.dtype])
         return a.numpy().copy()
-    if _compat.backend(xp) == "dask":
+    if _compat.library(xp) == "dask":
         return np.asarray(a.compute())
     if type(a).__module__.startswith("cupy"):
         return a.get()
@@ -198,3 +231,65 @@ def same_bits(a: Any, b: Any) -> bool:
     if a.dtype.kind in "OUST":
         return bool(np.array_equal(a, b))
     return bool(np.array_equal(a.reshape(-1).view(np.uint8), b.reshape(-1).view(np.uint8)))
+
+
+def arange(shape: tuple[int, ...]) -> Any:
+    """
+    Distinct values of a shape, for a NumPy reference.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        The shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``1, 2, ...`` in C order, of `shape`.
+    """
+    import numpy as np
+
+    return np.arange(1, math.prod(shape) + 1).reshape(shape)
+
+
+def reps_tuple(reps: int | tuple[int, ...]) -> tuple[int, ...]:
+    """
+    Give repeats as the tuple that every native tile takes.
+
+    Parameters
+    ----------
+    reps : int or tuple of int
+        Repeats as `xtile.tile` takes them.
+
+    Returns
+    -------
+    tuple of int
+        `reps`, a 1-tuple for an int.
+    """
+    return (reps,) if isinstance(reps, int) else reps
+
+
+def assert_tile(y: Array, x: Array, reps: Any, xp: ArrayNamespace) -> None:
+    """
+    Check that `y` is ``numpy.tile(x, reps)`` bit for bit, in `x`'s namespace and device.
+
+    Parameters
+    ----------
+    y : array
+        The tile to check.
+    x : array
+        Its input.
+    reps : int or tuple of int
+        Its repeats.
+    xp : array_namespace
+        The namespace `y` must have.
+    """
+    import numpy as np
+
+    assert _compat.array_namespace(y) is xp
+    assert y.dtype == x.dtype
+    assert _compat.device(y) == _compat.device(x)
+    expected = np.tile(to_numpy(x), reps)
+    actual = to_numpy(y)
+    assert actual.shape == expected.shape
+    assert same_bits(actual, expected), (actual, expected)

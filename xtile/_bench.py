@@ -66,12 +66,12 @@ class Result:
 
     @property
     def vs_native(self) -> float:  # numpydoc ignore=RT01
-        """How many times faster xtile is than the native tile."""
+        """The native tile's time over xtile's: how many times faster xtile is."""
         return self.native_s / self.xtile_s
 
     @property
     def vs_copy(self) -> float:  # numpydoc ignore=RT01
-        """xtile's speed as a fraction of the plain-copy bound."""
+        """The plain copy's time over xtile's: xtile's speed against the copy bound."""
         return self.copy_s / self.xtile_s
 
 
@@ -113,9 +113,7 @@ def best_times(
     return best
 
 
-def _sample(
-    fn: Callable[[], Any], sync: Callable[[Any], Any], number: int
-) -> float:  # numpydoc ignore=PR01,RT01
+def _sample(fn: Callable[[], Any], sync: Callable[[Any], Any], number: int) -> float:
     """Seconds per call over `number` calls."""
     t0 = time.perf_counter()
     for _ in range(number):
@@ -123,7 +121,9 @@ def _sample(
     return (time.perf_counter() - t0) / number
 
 
-class _Backend(NamedTuple):
+class _Contender(NamedTuple):
+    """One backend's contenders: its tile, xtile and a plain copy, and how to wait."""
+
     asarray: Callable[[Any], Any]
     native: Callable[[Any, tuple[int, ...]], Any]
     copy: Callable[[Any], Any]
@@ -131,22 +131,23 @@ class _Backend(NamedTuple):
     sync: Callable[[Any], Any]
 
 
-def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Backend]]:  # numpydoc ignore=PR01,YD01
+def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Contender]]:
     """The backends to race, each with its own tile and plain copy."""
     import numpy as np
 
-    def same(a: _T) -> _T:
+    def same(a: _T) -> _T:  # numpydoc ignore=PR01,RT01
+        """No wait: the backend is synchronous."""
         return a
 
     for name in names:
         if name == "numpy":
-            yield name, _Backend(np.asarray, np.tile, np.copy, xtile.tile, same)
+            yield name, _Contender(np.asarray, np.tile, np.copy, xtile.tile, same)
         elif name.startswith("torch"):
             import torch
 
             _TORCH_THREADS.setdefault("all", torch.get_num_threads())
             torch.set_num_threads(1 if name == "torch-1thread" else _TORCH_THREADS["all"])
-            yield name, _Backend(torch.asarray, torch.tile, torch.clone, xtile.tile, same)
+            yield name, _Contender(torch.asarray, torch.tile, torch.clone, xtile.tile, same)
         elif name.startswith("jax"):
             import jax
             import jax.numpy as jnp
@@ -159,7 +160,7 @@ def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Backend]]:  # numpyd
             if name == "jax-jit":
                 yield (
                     name,
-                    _Backend(
+                    _Contender(
                         jnp.asarray,
                         partial(_jitted, jnp.tile),
                         jax.jit(jnp.copy),
@@ -168,13 +169,13 @@ def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Backend]]:  # numpyd
                     ),
                 )
             else:
-                yield name, _Backend(jnp.asarray, jnp.tile, jnp.copy, xtile.tile, block)
+                yield name, _Contender(jnp.asarray, jnp.tile, jnp.copy, xtile.tile, block)
         elif name == "array_api_strict":
             import array_api_strict as xp
 
             yield (
                 name,
-                _Backend(xp.asarray, xp.tile, partial(xp.asarray, copy=True), xtile.tile, same),
+                _Contender(xp.asarray, xp.tile, partial(xp.asarray, copy=True), xtile.tile, same),
             )
         elif name == "dask":
             import dask.array as da
@@ -185,7 +186,7 @@ def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Backend]]:  # numpyd
             def from_numpy(a: Any) -> Any:
                 return da.from_array(a, chunks=-1)  # type: ignore[no-untyped-call]
 
-            yield name, _Backend(from_numpy, da.tile, lambda a: a.copy(), xtile.tile, compute)
+            yield name, _Contender(from_numpy, da.tile, lambda a: a.copy(), xtile.tile, compute)
         else:
             msg = f"unknown backend {name!r}"
             raise ValueError(msg)
@@ -194,9 +195,7 @@ def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Backend]]:  # numpyd
 _JITTED: dict[Any, Any] = {}
 
 
-def _jitted(
-    f: Callable[..., Any], x: Any, reps: tuple[int, ...]
-) -> Any:  # numpydoc ignore=PR01,RT01
+def _jitted(f: Callable[..., Any], x: Any, reps: tuple[int, ...]) -> Any:
     """``f(x, reps)`` under ``jax.jit``, compiled once per (f, reps)."""
     import jax
 
@@ -265,7 +264,7 @@ def run(
     return results
 
 
-def _progress(done: int, total: int, label: str) -> None:  # numpydoc ignore=PR01
+def _progress(done: int, total: int, label: str) -> None:
     """Draw a one-line progress bar on stderr."""
     width = 30
     filled = width * done // max(total, 1)
@@ -313,7 +312,7 @@ def table(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
-def _geomean(values: Iterable[float]) -> float:  # numpydoc ignore=PR01,RT01
+def _geomean(values: Iterable[float]) -> float:
     """Geometric mean."""
     vs = list(values)
     return math.exp(sum(math.log(v) for v in vs) / len(vs))

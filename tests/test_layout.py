@@ -1,0 +1,87 @@
+"""The layout promised to a reader: one standard-only tile, fast paths beside it, a lean import."""
+
+import ast
+import importlib
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import xtile
+import xtile._fast
+from xtile import _agnostic
+from xtile._lib._typing import FastPath
+from xtile._testing import Backend, arange, assert_tile
+
+PACKAGE = Path(xtile.__file__).parent
+BACKEND_NAMES = ["numpy", "torch", "jax", "dask", "cupy", "array_api_strict", "sparse", "ndonnx"]
+
+
+def test_agnostic_names_no_backend() -> None:
+    """The standard-only tile reaches arrays only through the namespace it is given."""
+    source = (PACKAGE / "_agnostic.py").read_text()
+    for name in BACKEND_NAMES:
+        assert not re.search(rf"\b{name}\b", source, flags=re.IGNORECASE), name
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            assert all(alias.name in sys.stdlib_module_names for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 1
+            assert (node.module or "").startswith("_lib"), node.module
+
+
+def test_fast_paths_one_module_each() -> None:
+    """Each registered backend has one module, with one typed entry; no module is unlisted."""
+    modules = {p.stem for p in (PACKAGE / "_fast").glob("*.py")} - {"__init__"}
+    assert modules == xtile._fast.LIBRARIES
+    for module in modules:
+        if importlib.util.find_spec(module) is None:
+            continue  # the backend is not installed here
+        fast = importlib.import_module(f"xtile._fast.{module}").FAST_PATH
+        assert isinstance(fast, FastPath)
+        assert any(f is not None for f in fast)
+
+
+def test_import_loads_no_backend() -> None:
+    """``import xtile`` loads no array library, harness, benchmark, fast path or plotting."""
+    code = (
+        "import sys, time; t = time.perf_counter(); import xtile; "
+        "t = time.perf_counter() - t; import json; "
+        "print(json.dumps([t, sorted(sys.modules)]))"
+    )
+    seconds, modules = json.loads(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
+    )
+    roots = {m.partition(".")[0] for m in modules}
+    assert not roots & {*BACKEND_NAMES, "matplotlib", "ml_dtypes", "pytest", "hypothesis"}
+    loaded = {m for m in modules if m.startswith("xtile.")}
+    assert not {m for m in loaded if m.startswith(("xtile._fast.", "xtile._testing"))}
+    assert "xtile._bench" not in loaded
+    assert seconds < 5  # a sanity bound, not a benchmark
+
+
+@pytest.mark.parametrize(("shape", "reps"), [((2, 3), (2, 2)), ((2, 3, 4, 5), (4, 4, 4, 4))])
+def test_impl_fixture_selects_the_path(
+    impl: str, library: Backend, xp: Any, make: Any, monkeypatch: pytest.MonkeyPatch,
+    shape: tuple[int, ...], reps: tuple[int, ...],
+) -> None:  # fmt: skip
+    """ "standard" runs the standard-only copy; "fast" runs a backend's own where it has one."""
+    calls: list[object] = []
+    copy = _agnostic.copy
+
+    def counting_copy(*args: Any) -> Any:
+        calls.append(args)
+        return copy(*args)
+
+    monkeypatch.setattr(_agnostic, "copy", counting_copy)
+    x = make(arange(shape))
+    assert_tile(xtile.tile(x, reps), x, reps, xp)
+    fast = xtile._fast.lookup(library.modname.partition(".")[0])
+    if impl == "standard" or fast is None:
+        assert calls
+    elif fast.copy is not None or fast.tile is not None:
+        assert not calls

@@ -1,0 +1,161 @@
+"""
+The standard-only tile: views of `x`, then one copy, through the namespace given.
+
+Everything here uses the array API standard alone. The tile of ``x`` by ``reps`` is
+the broadcast view ``(r0, d0, r1, d1, ...)`` of ``x`` (a length-1 axis before every
+axis, broadcast to the repeats), copied once into a fresh array of the output's
+shape. That copy writes the block of ``x`` from its last repeated axis on in one
+go, a few elements when the block is short; where a backend says a second,
+cache-sized copy is cheap (`FastPath.stage_itemsize`), the inner repeated axes are
+first tiled into a small staging array, so the final copy writes long runs
+(`stage_cuts`). A backend's measured fast path may replace the copy or add block
+doubling (``xtile._fast``); with none, this is the whole tile.
+"""
+
+import itertools
+import math
+import operator
+
+from ._lib._tuning import (
+    DOUBLING_RUN_BYTES,
+    LEVEL_GROWTH,
+    LONG_RUN_BYTES,
+    SMALL_BYTES,
+    SMALL_ELEMENTS,
+    STAGE_MAX_BYTES,
+)
+from ._lib._typing import Array, ArrayNamespace, Copy, FastPath, Plan, Shape
+
+__all__ = [
+    "broadcast_view",
+    "copy",
+    "itemsize",
+    "pairs",
+    "short_run",
+    "spread",
+    "stage",
+    "stage_cuts",
+    "tile",
+]
+
+_STANDARD = FastPath()
+
+
+def tile(
+    x: Array, plan: Plan, xp: ArrayNamespace, fast: FastPath = _STANDARD, /
+) -> Array:  # numpydoc ignore=PR01,RT01
+    """The tile of `x` by `plan`, with the pieces of `fast` where it has them."""
+    copy_ = fast.copy or copy
+    if fast.stage_itemsize is not None and plan.size >= SMALL_ELEMENTS:
+        itemsize = fast.stage_itemsize(x)
+        if itemsize and plan.size * itemsize >= SMALL_BYTES:
+            x, plan = stage(x, plan, itemsize, copy_, xp)
+            if fast.double is not None and (run := short_run(plan, itemsize)):
+                out = fast.double(x, plan, run)
+                if out is not None:
+                    return out
+    return copy_(x, plan, xp)
+
+
+def copy(x: Array, plan: Plan, xp: ArrayNamespace, /) -> Array:  # numpydoc ignore=PR01,RT01
+    """
+    Materialize the tile of `x` (already of ``plan.shape``) with one copy.
+
+    A reshape that only inserts length-1 axes is a view everywhere; then
+    `broadcast_to` the ``(r, d)`` pairs and one ``reshape(copy=True)`` into a fresh
+    array: ``copy=True`` because merging the pairs of a pure broadcast, or of an
+    all-ones tile, could be a view of `x`.
+    """
+    out: Array = xp.reshape(broadcast_view(x, plan, xp), plan.out_shape, copy=True)
+    return out
+
+
+def broadcast_view(
+    x: Array, plan: Plan, xp: ArrayNamespace, /
+) -> Array:  # numpydoc ignore=PR01,RT01
+    """The view ``(r0, d0, r1, d1, ...)`` of `x`, whose C-order copy is the tile."""
+    view: Array = xp.broadcast_to(xp.reshape(x, spread(plan.shape)), pairs(plan.reps, plan.shape))
+    return view
+
+
+def pairs(reps: Shape, shape: Shape, /) -> Shape:  # numpydoc ignore=PR01,RT01
+    """The broadcast shape ``(r0, d0, r1, d1, ...)``."""
+    out = [*reps, *shape]
+    out[::2], out[1::2] = reps, shape
+    return tuple(out)
+
+
+def spread(shape: Shape, /) -> Shape:  # numpydoc ignore=PR01,RT01
+    """``(1, d0, 1, d1, ...)``: `shape` with a length-1 axis before every axis."""
+    out = [1] * (2 * len(shape))
+    out[1::2] = shape
+    return tuple(out)
+
+
+def stage(
+    x: Array, plan: Plan, itemsize: int, copy: Copy, xp: ArrayNamespace, /
+) -> tuple[Array, Plan]:  # numpydoc ignore=PR01,RT01
+    """Tile the inner axes level by level, per `stage_cuts`; the plan left to do."""
+    shape, reps = plan.shape, plan.reps
+    done = len(shape)
+    for a in stage_cuts(plan, itemsize):
+        inner = (1,) * a + reps[a:done] + (1,) * (len(shape) - done)
+        staged = tuple(map(operator.mul, shape, inner))
+        x = copy(x, Plan(shape, inner, staged, math.prod(staged)), xp)
+        shape, done = staged, a
+    if done == len(shape):
+        return x, plan
+    return x, plan._replace(shape=shape, reps=reps[:done] + (1,) * (len(shape) - done))
+
+
+def stage_cuts(plan: Plan, itemsize: int, /) -> Shape:  # numpydoc ignore=PR01,RT01
+    """
+    Where to stage: the first axis of each staging level, innermost level first.
+
+    Tiling the inner repeated axes first, into a small array ``S``, makes the final
+    copy's run ``S``'s whole inner part. ``S`` is itself built the same way, level
+    by level; a level ends once it multiplies the size by `LEVEL_GROWTH`, so each
+    level's copy has long enough runs, and staging stops once the runs are long,
+    when ``S`` would outgrow `STAGE_MAX_BYTES`, or when it would be the output
+    itself. Empty when the direct copy's runs are long already.
+    """
+    shape, reps = plan.shape, plan.reps
+    repeated = [i for i, r in enumerate(reps) if r != 1]
+    if not repeated or plan.run * itemsize >= LONG_RUN_BYTES:
+        return ()
+    cuts: list[int] = []
+    size, growth, first = math.prod(shape) * itemsize, 1, 0
+    # staging from the outermost repeated axis on would build the output itself
+    for outer, axis in reversed(list(itertools.pairwise(repeated))):
+        if size * reps[axis] > STAGE_MAX_BYTES:
+            break
+        size, growth, first = size * reps[axis], growth * reps[axis], axis
+        if growth >= LEVEL_GROWTH:
+            cuts.append(axis)
+            growth = 1
+            # the next copy's run: from `outer` to the end of the staged array
+            if size // math.prod(shape[:outer]) >= LONG_RUN_BYTES:
+                return tuple(cuts)
+    if growth > 1:
+        cuts.append(first)
+    return tuple(cuts)
+
+
+def short_run(plan: Plan, itemsize: int, /) -> int:  # numpydoc ignore=PR01,RT01
+    """
+    The broadcast copy's run in bytes where block doubling may pay, else 0.
+
+    A run of one element is a broadcast of single elements: already a fast fill.
+    """
+    run = plan.run
+    return run * itemsize if run > 1 and run * itemsize < DOUBLING_RUN_BYTES else 0
+
+
+def itemsize(dtype: object, xp: ArrayNamespace, /) -> int:  # numpydoc ignore=PR01,RT01
+    """The bytes per element of `dtype`, through the standard's dtype functions."""
+    if xp.isdtype(dtype, "bool"):
+        return 1
+    if xp.isdtype(dtype, "integral"):
+        return int(xp.iinfo(dtype).bits) // 8
+    bits = int(xp.finfo(dtype).bits)  # of the real part, for a complex dtype
+    return bits // 4 if xp.isdtype(dtype, "complex floating") else bits // 8

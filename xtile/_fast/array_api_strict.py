@@ -1,0 +1,32 @@
+"""
+The array-api-strict fast path: the broadcast view assigned into `empty`, and staging.
+
+Its ``reshape(copy=True)`` copies the broadcast view in the view's memory order,
+then again into C order; assigning the view into an `empty` array is one copy
+(``docs/performance.md``). Its arrays live in host memory, so staging pays.
+"""
+
+from typing import Any
+
+import array_api_strict as xp
+
+from .._agnostic import broadcast_view, itemsize
+from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
+
+__all__ = ["FAST_PATH"]
+
+
+def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
+    """The standard-only copy, as an assignment into a fresh array."""
+    view: Any = broadcast_view(x, plan, xp)
+    out = xp.empty(view.shape, dtype=view.dtype, device=view.device)
+    out[...] = view
+    return xp.reshape(out, plan.out_shape)
+
+
+def _stage_itemsize(x: Array, /) -> int:
+    """Every array stages: they live in host memory."""
+    return itemsize(x.dtype, xp)
+
+
+FAST_PATH = FastPath(copy=_copy, stage_itemsize=_stage_itemsize)

@@ -1,0 +1,43 @@
+"""
+JAX: the standard-only copy compiled by XLA as one computation, `repeats` static.
+
+Eager JAX dispatches (and at a new shape compiles) each of the three operations of
+the standard-only copy on its own; as one jitted function the forward and its VJP
+are one call each, as fast as `jax.numpy.tile` (``benchmarks/bench_backward.py``).
+Inside an outer ``jax.jit``, ``vmap`` or ``grad`` it is inlined like any other
+function. XLA plans its own copy, so JAX never stages, and since JAX arrays are
+immutable nothing can alias: the final copy is left to XLA.
+"""
+
+import math
+import operator
+from functools import partial
+from typing import cast
+
+import jax
+import jax.numpy as jnp
+
+from .._agnostic import broadcast_view
+from .._lib._helpers import promote
+from .._lib._typing import Array, ArrayNamespace, FastPath, Plan, Shape
+
+__all__ = ["FAST_PATH"]
+
+
+@partial(jax.jit, static_argnums=1)
+def _jitted(x: jax.Array, reps: Shape) -> jax.Array:
+    """The tile of `x` by `reps`, traced once per shape, dtype and `reps`."""
+    shape, reps = promote(tuple(x.shape), reps)
+    out_shape = tuple(map(operator.mul, shape, reps))
+    plan = Plan(shape, reps, out_shape, math.prod(out_shape))
+    view = cast("jax.Array", broadcast_view(x, plan, jnp))
+    return jnp.reshape(view, out_shape)
+
+
+def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
+    """The whole tile, as one XLA computation."""
+    out: Array = _jitted(x, plan.reps)
+    return out
+
+
+FAST_PATH = FastPath(tile=_tile)

@@ -1,0 +1,50 @@
+"""
+Every tuning threshold of the tile, with the benchmark case that set it.
+
+The cases are those of ``python -m xtile bench``; their timings, before and after
+each threshold, are in ``docs/performance.md`` ("The thresholds"). A threshold
+changes only with a new measurement there.
+"""
+
+__all__ = [
+    "DOUBLING_RUN_BYTES",
+    "LEVEL_GROWTH",
+    "LONG_RUN_BYTES",
+    "NUMPY_WORD_RUNS",
+    "SMALL_BYTES",
+    "SMALL_ELEMENTS",
+    "STAGE_MAX_BYTES",
+]
+
+# Outputs smaller than this are one direct copy: a call's fixed cost (planning,
+# one more copy call) outweighs any gain. Set by (8, 8) x (2, 2).
+SMALL_BYTES = 1 << 16
+
+# Outputs of fewer elements are one direct copy whatever their dtype: checked before
+# the element size is looked up, which costs a tenth of an (8, 8) x (2, 2) tile. Even
+# for complex128 (16 bytes) they are under SMALL_BYTES; items larger than that (NumPy
+# text) make runs that are long already.
+SMALL_ELEMENTS = SMALL_BYTES // 16
+
+# A broadcast copy whose contiguous runs are this long writes at memory speed, so
+# it is neither staged nor doubled. Set by (1000, 1000) x (4, 4) float32 (4000-byte
+# runs) against (2, 3, 4, 5) x (10, 10, 10, 10) (20-byte runs).
+LONG_RUN_BYTES = 512
+
+# A staging array stays in the L1/L2 cache, and the peak memory of a tile stays the
+# output plus a small constant (tests/test_memory.py allows 64 KiB). A design bound.
+STAGE_MAX_BYTES = 1 << 15
+
+# Each staging level multiplies the size by at least this much, or its extra copy
+# costs more than it saves. Set by (2, 2, 2, 2, 2, 2) x (4, 4, 4, 4, 4, 4).
+LEVEL_GROWTH = 8
+
+# Runs shorter than this copy faster by block doubling inside the output than by
+# the broadcast copy. Set by (4000, 3) x (1, 1000) (12-byte runs: doubling wins) and
+# (4000, 8) x (1, 100) float32 (32-byte runs: the broadcast copy wins, PyTorch).
+DOUBLING_RUN_BYTES = 32
+
+# NumPy copies runs of these sizes as one machine word, faster than doubling. Set
+# by (4000, 2) x (1, 1500) and (4000, 4) x (1, 750) float32 against (4000, 3) x
+# (1, 1000).
+NUMPY_WORD_RUNS = frozenset({2, 4, 8, 16})

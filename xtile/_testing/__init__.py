@@ -1,0 +1,30 @@
+"""
+The harness shared by the tests and ``python -m xtile``: backends, devices, checks.
+
+Not imported by ``import xtile``; it imports the backends it is asked for.
+"""
+
+from ._backends import (
+    Backend,
+    BackendUnavailableError,
+    arange,
+    assert_tile,
+    dtypes,
+    reps_tuple,
+    same_bits,
+    to_numpy,
+)
+from ._examples import SPEC_EXAMPLES, SpecExample
+
+__all__ = [
+    "SPEC_EXAMPLES",
+    "Backend",
+    "BackendUnavailableError",
+    "SpecExample",
+    "arange",
+    "assert_tile",
+    "dtypes",
+    "reps_tuple",
+    "same_bits",
+    "to_numpy",
+]
