@@ -76,6 +76,12 @@ class TestTile:
                 continue
             assert_tile(xtile.onnx.tile(x, (2, 1), opset=opset), x, (2, 1), xp)
 
+    @pytest.mark.parametrize("rank", [33, 64])
+    def test_high_rank(self, xp: Any, make: Any, rank: int) -> None:
+        x = make(arange((2, 3) + (1,) * (rank - 2)))
+        reps = (2,) + (1,) * (rank - 2) + (3,)
+        assert_tile(xtile.onnx.tile(x, reps), x, reps, xp)
+
     def test_fresh(self, library: Backend, make: Any) -> None:
         if not library.mutable:
             pytest.skip("immutable or lazy arrays cannot alias")

@@ -357,6 +357,27 @@ def test_math_prod_of_cases_is_small() -> None:
     assert all(math.prod(xtile.tile_shape(s, r)) < 10**6 for s, r in CASES)  # type: ignore[arg-type]
 
 
+_R = (2,) * 6  # 64 elements in six axes
+HIGH_RANK = [
+    (_R + (1,) * 27, 1),
+    (_R + (1,) * 27, (1,) * 32 + (3,)),
+    (_R + (1,) * 34, (3,) * 6 + (2,) * 6 + (1,) * 28),
+    (_R + (1,) * 58, _R + (1,) * 58),
+    (_R + (1,) * 58, (1,) * 58 + _R),
+    (_R + (1,) * 58, (3,) * 6 + (1,) * 58),  # 70 view axes: some tiled by concatenation
+    ((2, 3) + (1,) * 62, (1,) * 63 + (2,)),
+]
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps"), HIGH_RANK, ids=[f"rank{len(s)}-{i}" for i, (s, _) in enumerate(HIGH_RANK)]
+)
+def test_high_rank(xp: Any, make: Any, shape: tuple[int, ...], reps: Any) -> None:
+    """Every rank NumPy has (64): axes repeated once need no pair in the view."""
+    x = make(arange(shape))
+    assert_tile(xtile.tile(x, reps), x, reps, xp)
+
+
 @pytest.mark.parametrize("example", SPEC_EXAMPLES, ids=[e.name for e in SPEC_EXAMPLES])
 def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
     """The specifications' own examples, values or shapes as written there."""

@@ -159,6 +159,68 @@ class TestTorch:
             assert torch.equal(fn(x), torch.tile(x, (2, 1, 3)) * 2)
         assert not counters["graph_break"]
 
+    @pytest.mark.parametrize("fullgraph", [True, False])
+    @pytest.mark.parametrize("dynamic", [False, True])
+    @pytest.mark.parametrize("kind", ["parameter", "subclass", "module"])
+    def test_compile_as_trained(
+        self, torch_device: Any, kind: str, fullgraph: bool, dynamic: bool
+    ) -> None:
+        """A parameter, a tensor subclass, a module's weight: no graph break, no warning."""
+        import torch
+        from torch._dynamo.utils import counters
+
+        class Tagged(torch.Tensor):
+            pass
+
+        class Model(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.weight = torch.nn.Parameter(torch.randn(2, 3, device=torch_device))
+
+            def forward(self, a: Any) -> Any:
+                return a * xtile.tile(self.weight, (2, 1))
+
+        torch._dynamo.reset()
+        counters.clear()
+        weight = torch.randn(2, 3, device=torch_device)
+        x = torch.randn(4, 3, device=torch_device)
+        if kind == "module":
+            model = Model()
+            fn: Any = torch.compile(model, fullgraph=fullgraph, dynamic=dynamic)
+            expected = x * torch.tile(model.weight, (2, 1))
+        else:
+            tagged = weight.as_subclass(Tagged).requires_grad_()
+            arg = torch.nn.Parameter(weight) if kind == "parameter" else tagged
+            compiled = torch.compile(
+                lambda a: xtile.tile(a, (2, 1, 3)) * 2, fullgraph=fullgraph, dynamic=dynamic
+            )
+            x, expected = arg, torch.tile(arg, (2, 1, 3)) * 2
+
+            def fn(a: Any) -> Any:
+                return compiled(a)
+
+        got = fn(x)
+        assert torch.equal(got, expected)
+        assert not counters["graph_break"]
+        got.sum().backward()
+
+    def test_export_module(self) -> None:
+        """`torch.export` of a module whose forward tiles its weight."""
+        torch = pytest.importorskip("torch")
+
+        class Model(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.weight = torch.nn.Parameter(torch.randn(2, 3))
+
+            def forward(self, a: Any) -> Any:
+                return a * xtile.tile(self.weight, (2, 1))
+
+        model = Model()
+        x = torch.randn(4, 3)
+        exported = torch.export.export(model, (x,))
+        assert torch.equal(exported.module()(x), x * torch.tile(model.weight, (2, 1)))
+
     def test_compile_first_call(self) -> None:
         """Compiled before any eager tile: the fast path's first import is traced too."""
         pytest.importorskip("torch")

@@ -20,6 +20,7 @@ from ._lib._tuning import (
     DOUBLING_RUN_BYTES,
     LEVEL_GROWTH,
     LONG_RUN_BYTES,
+    MAX_DIMS,
     SMALL_BYTES,
     SMALL_ELEMENTS,
     STAGE_MAX_BYTES,
@@ -29,13 +30,13 @@ from ._lib._typing import Array, ArrayNamespace, Copy, FastPath, Plan, Shape
 __all__ = [
     "broadcast_view",
     "copy",
+    "fit_rank",
     "itemsize",
-    "pairs",
     "short_run",
-    "spread",
     "stage",
     "stage_cuts",
     "tile",
+    "view_shapes",
 ]
 
 _STANDARD = FastPath()
@@ -74,22 +75,56 @@ def broadcast_view(
     x: Array, plan: Plan, xp: ArrayNamespace, /
 ) -> Array:  # numpydoc ignore=PR01,RT01
     """The view ``(r0, d0, r1, d1, ...)`` of `x`, whose C-order copy is the tile."""
-    view: Array = xp.broadcast_to(xp.reshape(x, spread(plan.shape)), pairs(plan.reps, plan.shape))
+    spread, view_shape = view_shapes(plan.shape, plan.reps)
+    view: Array = xp.broadcast_to(xp.reshape(x, spread), view_shape)
     return view
 
 
-def pairs(reps: Shape, shape: Shape, /) -> Shape:  # numpydoc ignore=PR01,RT01
-    """The broadcast shape ``(r0, d0, r1, d1, ...)``."""
-    out = [*reps, *shape]
-    out[::2], out[1::2] = reps, shape
-    return tuple(out)
+def view_shapes(shape: Shape, reps: Shape, /) -> tuple[Shape, Shape]:  # numpydoc ignore=PR01,RT01
+    """
+    The shape `x` is reshaped to, and the broadcast shape whose C-order copy is the tile.
+
+    An axis of length ``d`` repeated ``r`` times becomes the pair ``(r, d)`` (a
+    length-1 axis inserted before it and broadcast to ``r``) only where both exceed
+    1; where ``r`` is 1 it stays ``d``, where ``d`` is 1 it is broadcast to ``r``. So
+    the view has one dimension per axis, plus one per such pair.
+    """
+    if 1 not in reps and 1 not in shape:  # every axis a pair: the common case, fast
+        spread, view = [1] * (2 * len(shape)), [*reps, *shape]
+        spread[1::2] = view[1::2] = shape
+        view[::2] = reps
+        return tuple(spread), tuple(view)
+    spread, view = [], []
+    for d, r in zip(shape, reps, strict=True):
+        if d != 1 != r:
+            spread += (1, d)
+            view += (r, d)
+        else:
+            spread.append(d)
+            view.append(d * r)
+    return tuple(spread), tuple(view)
 
 
-def spread(shape: Shape, /) -> Shape:  # numpydoc ignore=PR01,RT01
-    """``(1, d0, 1, d1, ...)``: `shape` with a length-1 axis before every axis."""
-    out = [1] * (2 * len(shape))
-    out[1::2] = shape
-    return tuple(out)
+def fit_rank(
+    x: Array, plan: Plan, xp: ArrayNamespace, /
+) -> tuple[Array, Plan]:  # numpydoc ignore=PR01,RT01
+    """
+    Tile axes one at a time, by concatenation, until the view's rank fits `MAX_DIMS`.
+
+    Only for ranks above ``MAX_DIMS // 2`` with many repeated axes: each axis tiled
+    so costs an intermediate array, so the smallest repeats go first.
+    """
+    shape, reps = plan.shape, list(plan.reps)
+    paired = sorted((r, i) for i, (d, r) in enumerate(zip(shape, reps, strict=True)) if d != 1 != r)
+    excess = len(shape) + len(paired) - MAX_DIMS
+    if excess <= 0:
+        return x, plan
+    if x.ndim != len(shape):
+        x = xp.reshape(x, shape)  # prepends length-1 axes: a view
+    for r, axis in paired[:excess]:
+        x = xp.concat([x] * r, axis=axis)
+        reps[axis] = 1
+    return x, plan._replace(shape=tuple(x.shape), reps=tuple(reps))
 
 
 def stage(

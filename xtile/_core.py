@@ -10,6 +10,7 @@ backend that plans its own computation, the whole tile.
 from . import _agnostic, _fast
 from ._lib import _compat
 from ._lib._helpers import plan
+from ._lib._tuning import MAX_DIMS
 from ._lib._typing import Array, ArrayNamespace, Shape
 
 __all__ = ["tile"]
@@ -20,6 +21,8 @@ def tile(
 ) -> Array:  # numpydoc ignore=PR01,RT01
     """Tile `x` by validated, non-negative host `reps`; see `xtile.tile`."""
     p = plan(x, reps, op=op)
+    if 2 * len(p.shape) > MAX_DIMS:
+        x, p = _agnostic.fit_rank(x, p, xp)
     fast = _fast.lookup(_compat.library(xp))
     if fast is None:
         return _agnostic.tile(x, p, xp)

@@ -12,11 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from .._agnostic import pairs, spread
+from .._agnostic import view_shapes
 from .._lib._tuning import LONG_RUN_BYTES, NUMPY_WORD_RUNS, SMALL_BYTES
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
+
+# NumPy's void items hold fewer than 2**31 bytes
+_MAX_VOID_BYTES = 1 << 30
 
 
 def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
@@ -43,8 +46,9 @@ def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
         ):
             a = a.reshape((*shape[:last], run)).view(np.dtype((np.void, run * dtype.itemsize)))
             shape, reps = (*shape[:last], 1), reps[: last + 1]
-    out = np.empty(pairs(reps, shape), dtype=a.dtype)
-    np.copyto(out, a.reshape(spread(shape)))
+    spread, view_shape = view_shapes(shape, reps)
+    out = np.empty(view_shape, dtype=a.dtype)
+    np.copyto(out, a.reshape(spread))
     return (out if out.dtype == dtype else out.view(dtype)).reshape(out_shape)
 
 
@@ -78,28 +82,41 @@ def _double(x: Array, plan: Plan, run_bytes: int, /) -> Array | None:
         (i for i, r in enumerate(reps) if r != 1 and _as_one_axis(shape[:i], strides[:i])),
         default=-1,
     )
-    # out[:d0, ..., :dk, ...] as (r, d) pairs, with repeats of 1 up to axis k
-    steps = tuple(d * st for d, st in zip(shape, strides, strict=True))
-    base = np.lib.stride_tricks.as_strided(
-        out,
-        pairs((1,) * (k + 1) + reps[k + 1 :], shape),
-        pairs((0,) * (k + 1) + steps[k + 1 :], strides),
-    )
-    np.copyto(base, a.reshape(spread(shape)))
+    # out[:d0, ..., :dk, ...] as the broadcast view of x, with repeats of 1 up to axis k
+    base_reps = (1,) * (k + 1) + reps[k + 1 :]
+    spread, view_shape = view_shapes(shape, base_reps)
+    view_strides: list[int] = []
+    for d, r, st in zip(shape, base_reps, strides, strict=True):
+        view_strides += (d * st, st) if d != 1 != r else (st,)
+    base = np.lib.stride_tricks.as_strided(out, view_shape, view_strides)
+    np.copyto(base, a.reshape(spread))
     for axis in reversed(range(k + 1)):
         count, stride = _as_one_axis(shape[:axis], strides[:axis]) or (1, 0)
         inner = strides[axis]  # bytes of one index of `axis`, everything inside it filled
         done, total = shape[axis], plan.out_shape[axis]
         while done < total:
             n = min(done, total - done)
-            run = np.dtype((np.void, n * inner))
-            src = np.ndarray((count,), dtype=run, buffer=out, strides=(stride,))
-            dst = np.ndarray(
-                (count,), dtype=run, buffer=out, offset=done * inner, strides=(stride,)
-            )
-            np.copyto(dst, src)
+            _copy_bytes(out, 0, done * inner, n * inner, count, stride)
             done += n
     return out
+
+
+def _copy_bytes(
+    out: np.ndarray[Any, Any], src: int, dst: int, nbytes: int, count: int, stride: int, /
+) -> None:
+    """
+    Copy `nbytes` from offset `src` to `dst` of `out`, at `count` places `stride` apart.
+
+    Each copy is 1-D, one void item per place, so that NumPy copies in place; a void
+    item holds at most `_MAX_VOID_BYTES`, so a longer run goes in parts.
+    """
+    for part in range(0, nbytes, _MAX_VOID_BYTES):
+        size = min(_MAX_VOID_BYTES, nbytes - part)
+        item = np.dtype((np.void, size))
+        np.copyto(
+            np.ndarray((count,), dtype=item, buffer=out, offset=dst + part, strides=(stride,)),
+            np.ndarray((count,), dtype=item, buffer=out, offset=src + part, strides=(stride,)),
+        )
 
 
 def _plain_bytes(dtype: np.dtype[Any], /) -> bool:

@@ -10,7 +10,7 @@ the output, as onnxruntime does. GPUs and ``torch.compile`` keep the one copy.
 import torch
 from torch.autograd.forward_ad import unpack_dual
 
-from .._agnostic import pairs, spread
+from .._agnostic import view_shapes
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
@@ -27,7 +27,8 @@ def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
     shape, reps, out_shape, _ = plan
     if not shape:  # 0-D: PyTorch's methods need at least one size
         return t.clone()
-    view = t.view(*spread(shape)).expand(*pairs(reps, shape))
+    spread, view_shape = view_shapes(shape, reps)
+    view = t.view(*spread).expand(*view_shape)
     return view.clone(memory_format=torch.contiguous_format).view(*out_shape)
 
 

@@ -27,10 +27,13 @@ __all__ = [
 ]
 
 
-def _compiling_torch(x: object) -> Any:
-    """The `torch` module while dynamo traces a tensor `x`, else None; never imports torch."""
-    if not type(x).__module__.startswith("torch"):
-        return None
+def _compiling_torch() -> Any:
+    """
+    The `torch` module while dynamo traces, else None; never imports torch.
+
+    Nothing here reads `x`'s type by name: dynamo cannot trace string methods on the
+    module name of a tensor subclass (`torch.nn.Parameter`).
+    """
     torch = sys.modules.get("torch")
     return torch if torch is not None and torch.compiler.is_compiling() else None
 
@@ -43,7 +46,7 @@ def is_array_api_obj(x: object) -> TypeGuard[Array]:  # numpydoc ignore=PR01,RT0
     """Whether `x` is an array of a namespace array-api-compat supports."""
     if type(x) in _NOT_ARRAYS:
         return False
-    if (torch := _compiling_torch(x)) is not None:
+    if (torch := _compiling_torch()) is not None:
         return isinstance(x, torch.Tensor)
     return array_api_compat.is_array_api_obj(x)
 
@@ -58,7 +61,7 @@ def array_namespace(x: object) -> ModuleType:  # numpydoc ignore=PR01,RT01
     """The array-api-compat namespace of `x`."""
     if (xp := cached_namespace(x)) is not None:
         return xp
-    if _compiling_torch(x) is not None:
+    if _compiling_torch() is not None:
         from array_api_compat import torch as torch_namespace
 
         return torch_namespace
@@ -71,7 +74,7 @@ def array_namespace(x: object) -> ModuleType:  # numpydoc ignore=PR01,RT01
 def cached_namespace(x: object) -> ModuleType | None:  # numpydoc ignore=PR01,RT01
     """The namespace of an array of a type seen before, outside dynamo; else None."""
     xp = _BY_TYPE.get(type(x))
-    if xp is None or (xp.__name__ == "array_api_compat.torch" and _compiling_torch(x)):
+    if xp is None or (xp.__name__ == "array_api_compat.torch" and _compiling_torch()):
         return None
     return xp
 

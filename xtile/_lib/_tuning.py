@@ -10,11 +10,17 @@ __all__ = [
     "DOUBLING_RUN_BYTES",
     "LEVEL_GROWTH",
     "LONG_RUN_BYTES",
+    "MAX_DIMS",
     "NUMPY_WORD_RUNS",
     "SMALL_BYTES",
     "SMALL_ELEMENTS",
     "STAGE_MAX_BYTES",
 ]
+
+# The largest rank the tile's broadcast view may have: NumPy's limit, and so Dask's,
+# CuPy's and array-api-strict's (PyTorch and JAX have none this low). A tile whose
+# view would have more first tiles some axes by concatenation (`_agnostic.fit_rank`).
+MAX_DIMS = 64
 
 # Outputs smaller than this are one direct copy: a call's fixed cost (planning,
 # one more copy call) outweighs any gain. Set by (8, 8) x (2, 2).
