@@ -99,7 +99,11 @@ class TestTile:
             (2, ValueError, "1-D tensor or a sequence of ints; got the scalar 2"),
             (np.int64(2), ValueError, "got the scalar 2"),
             (np.array(2, dtype=np.int64), ValueError, "got the scalar 2"),
-            (np.array([2, 2, 2], dtype=np.int32), TypeError, "int64 array; got dtype int32"),
+            (
+                np.array([2, 2, 2], dtype=np.int32),
+                TypeError,
+                "got array([2, 2, 2], dtype=int32)",
+            ),
             (np.array([[2, 2, 2]], dtype=np.int64), ValueError, "2-D array"),
             (np.array([[2.0]]), TypeError, "float64"),  # dtype before dimensionality
             ((1, -1, 1), ValueError, "got -1 at position 1"),
@@ -181,8 +185,18 @@ class TestTileV1:
             (2, -3, ValueError, "`axis` -3 is out of range"),
             (-1, 0, ValueError, "`tiles` must be non-negative; got -1"),
             (np.array([2, 3]), 0, ValueError, "exactly one element; got (2, 3)"),
-            (np.array([2], dtype=np.int32), 0, TypeError, "int64 array; got dtype int32"),
-            (2, np.array([0.0]), TypeError, "`axis` must be an int64 array; got dtype float64"),
+            (
+                np.array([2], dtype=np.int32),
+                0,
+                TypeError,
+                "got array([2], dtype=int32)",
+            ),
+            (
+                2,
+                np.array([0.0]),
+                TypeError,
+                "`axis` must be an int64 array; got array([0.])",
+            ),
             (2.0, 0, TypeError, "`tiles` must be an int or an int64 array; got 2.0"),
             (2, True, TypeError, "`axis` must be an int or an int64 array; got True"),
             (2, None, TypeError, "got None"),

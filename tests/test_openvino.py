@@ -78,8 +78,8 @@ class TestTile:
     @pytest.mark.parametrize(
         ("reps", "exc", "match"),
         [
-            (np.array([2.0]), TypeError, "integer dtype; got dtype float64"),
-            (np.array([True]), TypeError, "integer dtype; got dtype bool"),
+            (np.array([2.0]), TypeError, "integer dtype; got array([2.]) of dtype float64"),
+            (np.array([True]), TypeError, "integer dtype; got array([ True]) of dtype bool"),
             (np.array([[2]]), ValueError, "0-D or 1-D; got a 2-D array"),
             ([2, 1.5], TypeError, "1.5"),
             ("2", TypeError, "'2'"),

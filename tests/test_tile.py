@@ -243,9 +243,9 @@ class TestErrors:
 
     def test_backend_repeats_arrays(self, xp: Any, device: Any, make: Any) -> None:
         x = make(arange((2, 3)))
-        with pytest.raises(TypeError, match="integer dtype; got dtype"):
+        with pytest.raises(TypeError, match=r"integer dtype; got .* of dtype"):
             eager.tile(x, xp.asarray([2.0, 1.0], device=device))
-        with pytest.raises(TypeError, match="integer dtype; got dtype"):
+        with pytest.raises(TypeError, match=r"integer dtype; got .* of dtype"):
             eager.tile(x, xp.asarray([True], device=device))
         with pytest.raises(ValueError, match=r"2-D array of shape \(1, 2\)"):
             eager.tile(x, xp.asarray([[2, 1]], device=device))

@@ -31,7 +31,6 @@ __all__ = [
     "broadcast_view",
     "copy",
     "fit_rank",
-    "itemsize",
     "short_run",
     "stage",
     "stage_cuts",
@@ -184,13 +183,3 @@ def short_run(plan: Plan, itemsize: int, /) -> int:  # numpydoc ignore=PR01,RT01
     """
     run = plan.run
     return run * itemsize if run > 1 and run * itemsize < DOUBLING_RUN_BYTES else 0
-
-
-def itemsize(dtype: object, xp: ArrayNamespace, /) -> int:  # numpydoc ignore=PR01,RT01
-    """The bytes per element of `dtype`, through the standard's dtype functions."""
-    if xp.isdtype(dtype, "bool"):
-        return 1
-    if xp.isdtype(dtype, "integral"):
-        return int(xp.iinfo(dtype).bits) // 8
-    bits = int(xp.finfo(dtype).bits)  # of the real part, for a complex dtype
-    return bits // 4 if xp.isdtype(dtype, "complex floating") else bits // 8

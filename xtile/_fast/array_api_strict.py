@@ -10,7 +10,8 @@ from typing import Any
 
 import array_api_strict as xp
 
-from .._agnostic import broadcast_view, itemsize
+from .._agnostic import broadcast_view
+from .._lib._helpers import itemsize
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]

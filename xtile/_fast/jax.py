@@ -1,5 +1,5 @@
 """
-JAX: the standard-only copy compiled by XLA as one computation, `repeats` static.
+JAX: the broadcast copy compiled by XLA as one computation, `repeats` static.
 
 Eager JAX dispatches (and at a new shape compiles) each of the three operations of
 the standard-only copy on its own; as one jitted function the forward and its VJP
@@ -9,15 +9,12 @@ function. XLA plans its own copy, so JAX never stages, and since JAX arrays are
 immutable nothing can alias: the final copy is left to XLA.
 """
 
-import math
 import operator
 from functools import partial
-from typing import cast
 
 import jax
 import jax.numpy as jnp
 
-from .._agnostic import broadcast_view
 from .._lib._helpers import promote
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan, Shape
 
@@ -26,12 +23,18 @@ __all__ = ["FAST_PATH"]
 
 @partial(jax.jit, static_argnums=1)
 def _jitted(x: jax.Array, reps: Shape) -> jax.Array:
-    """The tile of `x` by `reps`, traced once per shape, dtype and `reps`."""
+    """
+    The tile of `x` by `reps`, traced once per shape, dtype and `reps`.
+
+    Every axis gets its ``(r, d)`` pair, as in `jax.numpy.tile`: XLA has no rank
+    limit to spare, and so compiles the very program it compiles for `jax.numpy.tile`
+    (``tests/test_transforms.py``).
+    """
     shape, reps = promote(tuple(x.shape), reps)
-    out_shape = tuple(map(operator.mul, shape, reps))
-    plan = Plan(shape, reps, out_shape, math.prod(out_shape))
-    view = cast("jax.Array", broadcast_view(x, plan, jnp))
-    return jnp.reshape(view, out_shape)
+    spread = tuple(v for d in shape for v in (1, d))
+    pairs = tuple(v for r_d in zip(reps, shape, strict=True) for v in r_d)
+    view = jnp.broadcast_to(jnp.reshape(x, spread), pairs)
+    return jnp.reshape(view, tuple(map(operator.mul, shape, reps)))
 
 
 def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:

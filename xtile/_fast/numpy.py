@@ -8,6 +8,7 @@ lengthens each step to the whole block; for a large `x` whose runs are still
 short, block doubling inside the output writes long runs.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -152,4 +153,33 @@ def _c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: in
     return True
 
 
-FAST_PATH = FastPath(copy=_copy, stage_itemsize=_stage_itemsize, double=_double)
+def _unwrap(x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | None:
+    """
+    The plain arrays in an array of a subclass of `numpy.ndarray`; None for a plain one.
+
+    A masked array keeps its mask (tiled alike) and fill value, as with `numpy.tile`.
+    A memory map's tile is a plain array: it is new memory, not the file (NumPy's own
+    rule for results of a memmap that do not share its memory). Any other subclass
+    raises: xtile would not know what its own data mean (units, say).
+    """
+    if type(x) is np.ndarray or isinstance(x, np.generic):
+        return None
+    if isinstance(x, np.ma.MaskedArray):
+        fill_value = x.fill_value
+
+        def masked(data: Array, mask: Array) -> Array:
+            out: Array = np.ma.MaskedArray(data, mask=mask, fill_value=fill_value)  # type: ignore[call-overload]
+            return out
+
+        return (np.ma.getdata(x), np.ma.getmaskarray(x)), masked
+    if isinstance(x, np.memmap):
+        return (np.asarray(x),), np.asarray
+    msg = (
+        f"xtile: cannot tile a {type(x).__module__}.{type(x).__name__}, a subclass of "
+        "numpy.ndarray whose extra meaning xtile does not know; pass `np.asarray(x)` to "
+        "tile its data (and rebuild the subclass), or use its own tile."
+    )
+    raise TypeError(msg)
+
+
+FAST_PATH = FastPath(copy=_copy, stage_itemsize=_stage_itemsize, double=_double, unwrap=_unwrap)

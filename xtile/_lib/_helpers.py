@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from . import _compat
-from ._typing import Array, ArrayNamespace, Plan, Shape, ShapeLike
+from ._typing import Array, ArrayNamespace, Plan, Shape
 
 __all__ = [
     "INT64_MAX",
@@ -15,7 +15,9 @@ __all__ = [
     "check_shape",
     "eager_shape",
     "host_ints",
+    "itemsize",
     "namespace_of",
+    "out_of_memory",
     "plan",
     "promote",
     "tiled_shape",
@@ -27,8 +29,8 @@ _D = TypeVar("_D", int, int | None)
 
 
 def _short(value: object) -> str:
-    """Repr that stays readable in an error message for a large value."""
-    return reprlib.repr(value)
+    """Repr that stays readable in an error message: short, and on one line."""
+    return " ".join(reprlib.repr(value).split())
 
 
 def namespace_of(
@@ -38,10 +40,15 @@ def namespace_of(
     if xp is None and (cached := _compat.cached_namespace(x)) is not None:
         return cached
     if not _compat.is_array_api_obj(x):
+        hint = (
+            "; convert it first, e.g. `xp.asarray(...)` with the namespace of your arrays"
+            if isinstance(x, int | float | complex | list | tuple) or hasattr(type(x), "__array__")
+            else ""
+        )
         msg = (
             f"{op}: `{name}` must be an array of a namespace that array-api-compat "
             f"supports (NumPy, CuPy, PyTorch, JAX, Dask, array-api-strict, ...); "
-            f"got {type(x).__name__} {_short(x)}."
+            f"got {type(x).__name__} {_short(x)}{hint}."
         )
         raise TypeError(msg)
     return _compat.array_namespace(x) if xp is None else xp
@@ -68,10 +75,10 @@ def _array_ints(
     xp = _compat.array_namespace(a)
     if int64_only:
         if a.dtype != xp.int64:
-            msg = f"{op}: `{name}` must be an int64 array; got dtype {a.dtype}."
+            msg = f"{op}: `{name}` must be an int64 array; got {_short(a)} of dtype {a.dtype}."
             raise TypeError(msg)
     elif not xp.isdtype(a.dtype, "integral"):
-        msg = f"{op}: `{name}` must have an integer dtype; got dtype {a.dtype}."
+        msg = f"{op}: `{name}` must have an integer dtype; got {_short(a)} of dtype {a.dtype}."
         raise TypeError(msg)
     if a.ndim > 1:
         msg = (
@@ -84,10 +91,18 @@ def _array_ints(
         if isinstance(a, jax.core.Tracer):
             msg = (
                 f"{op}: `{name}` must be static (concrete), since it sets the output "
-                "shape; under `jax.jit` pass Python ints or mark it static "
-                f"(`static_argnums`). Got the traced value {a}."
+                "shape; under a JAX transformation (`jax.jit`, `jax.vmap`, `jax.grad`, "
+                "...) pass Python ints, or mark the argument static (`static_argnums`). "
+                f"Got the traced value {a}."
             )
             raise TypeError(msg)
+    if str(_compat.device(a)) == "meta":
+        msg = (
+            f"{op}: `{name}` must hold values, since they set the output shape; got a "
+            f"tensor on the meta device (shape {tuple(a.shape)}), which holds none. Pass "
+            "Python ints."
+        )
+        raise TypeError(msg)
     if _compat.library(xp) == "dask":
         a = a.compute()  # type: ignore[attr-defined]  # one graph evaluation, not one per element
     if a.ndim == 0:
@@ -229,14 +244,44 @@ def check_shape(
     if not isinstance(shape, Sequence) or isinstance(shape, str | bytes):
         msg = f"{op}: `shape` must be a sequence of ints or None; got {_short(shape)}."
         raise TypeError(msg)
-    dims: ShapeLike = shape
-    for i, d in enumerate(dims):
-        if d is None:
-            continue
-        if not isinstance(d, int) or isinstance(d, bool):
-            msg = f"{op}: `shape` must hold ints or None; got {_short(d)} at position {i}."
+    dims: list[int | None] = []
+    for i, item in enumerate(shape):
+        d = None if item is None else _index(item)
+        if d is None and item is not None:
+            msg = f"{op}: `shape` must hold ints or None; got {_short(item)} at position {i}."
             raise TypeError(msg)
-        if d < 0:
+        if d is not None and d < 0:
             msg = f"{op}: `shape` must be non-negative; got {d} at position {i}."
             raise ValueError(msg)
+        dims.append(d)
     return tuple(dims)
+
+
+def _index(value: object, /) -> int | None:
+    """`value` as a Python int when it is an integer (NumPy's included), not a bool; else None."""
+    if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":
+        return None
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+
+
+def out_of_memory(e: BaseException, /) -> bool:  # numpydoc ignore=PR01,RT01
+    """Whether `e` is an allocator's failure (`MemoryError`, PyTorch's and XLA's)."""
+    if isinstance(e, MemoryError):
+        return True
+    text = str(e).lower()
+    return "can't allocate memory" in text or "out of memory" in text
+
+
+def itemsize(dtype: object, xp: ArrayNamespace, /) -> int:  # numpydoc ignore=PR01,RT01
+    """The bytes per element of `dtype`: its ``itemsize``, else from its dtype info."""
+    size = getattr(dtype, "itemsize", None)
+    if isinstance(size, int):
+        return size
+    if xp.isdtype(dtype, "bool"):
+        return 1
+    info = xp.iinfo(dtype) if xp.isdtype(dtype, "integral") else xp.finfo(dtype)
+    bits = int(info.bits) * (2 if xp.isdtype(dtype, "complex floating") else 1)
+    return bits // 8

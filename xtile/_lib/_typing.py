@@ -15,6 +15,7 @@ __all__ = [
     "Repeats",
     "Shape",
     "ShapeLike",
+    "Unwrap",
     "WholeTile",
 ]
 
@@ -106,6 +107,12 @@ class Double(Protocol):
     def __call__(self, x: Array, plan: Plan, run_bytes: int, /) -> Array | None: ...
 
 
+class Unwrap(Protocol):
+    """The plain arrays inside `x` and a function of their tiles, or None for a plain `x`."""
+
+    def __call__(self, x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | None: ...
+
+
 class WholeTile(Protocol):
     """A backend's whole tile, for a backend that plans its own computation."""
 
@@ -129,9 +136,13 @@ class FastPath(NamedTuple):
         CPU arrays), 0 where it does not. None: never stage.
     double : callable or None
         Block doubling inside the output, for a large `x` with short runs.
+    unwrap : callable or None
+        For an array of a subclass of the backend's array type: the plain arrays to
+        tile and how to rebuild the result from their tiles (NumPy's masked arrays).
     """
 
     tile: WholeTile | None = None
     copy: Copy | None = None
     stage_itemsize: Callable[[Array], int] | None = None
     double: Double | None = None
+    unwrap: Unwrap | None = None

@@ -1,0 +1,109 @@
+"""Errors in the user's terms, subclasses kept or refused, NaN payloads: what a user meets."""
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+import xtile
+from xtile._testing import Backend, arange, same_bits, to_numpy
+
+EAGER = {Backend.NUMPY, Backend.ARRAY_API_STRICT, Backend.TORCH, Backend.JAX}
+
+
+class TestOutOfMemory:
+    @pytest.mark.parametrize("reps", [(10**6, 1), (1, 10**6), (10**6, 10**6)])
+    def test_names_the_output(self, library: Backend, make: Any, reps: Any) -> None:
+        """An output that fits int64 but not memory: `MemoryError` with its shape and bytes."""
+        if library not in EAGER:
+            pytest.skip("lazy or not run here")
+        x = make(np.ones((1000, 1000), dtype=np.float32))
+        shape = (1000 * reps[0], 1000 * reps[1])
+        nbytes = f"{shape[0] * shape[1] * 4:_}".replace("_", ",")
+        with pytest.raises(MemoryError, match=re.escape(f"{shape} and dtype")) as info:
+            xtile.tile(x, reps)
+        assert f"({nbytes} bytes)" in str(info.value)
+
+
+class TestMessages:
+    @pytest.mark.parametrize(
+        ("reps", "value"),
+        [([np.float64(2.0)], "2.0"), ([2, np.bool_(True)], "True"), (np.float32(2.5), "2.5")],
+    )
+    def test_numpy_scalars_name_their_value(self, reps: Any, value: str) -> None:
+        with pytest.raises(TypeError, match=re.escape(value)):
+            xtile.tile(np.ones(3), reps)
+
+    def test_meta_repeats(self) -> None:
+        torch = pytest.importorskip("torch")
+        reps = torch.ones(2, dtype=torch.int64, device="meta")
+        with pytest.raises(TypeError, match="meta device"):
+            xtile.tile(np.ones(3), reps)
+
+    def test_vmap_traced_repeats(self) -> None:
+        jax = pytest.importorskip("jax")
+        x = jax.numpy.ones(3)
+        reps = jax.numpy.asarray([[2], [3]])
+        with pytest.raises(TypeError, match=r"must be static \(concrete\).*jax\.vmap"):
+            jax.vmap(lambda r: xtile.tile(x, r))(reps)
+
+    @pytest.mark.parametrize("x", [[1, 2], 3, 2.5, (1, 2)], ids=repr)
+    def test_python_input_suggests_asarray(self, x: Any) -> None:
+        with pytest.raises(TypeError, match=r"xp\.asarray"):
+            xtile.tile(x, 2)
+
+    def test_tile_shape_takes_numpy_ints(self) -> None:
+        assert xtile.tile_shape((np.int64(2), np.uint8(3)), np.int32(2)) == (2, 6)
+        with pytest.raises(TypeError, match="True"):
+            xtile.tile_shape((2, np.bool_(True)), 2)
+
+
+class TestNumpySubclasses:
+    @pytest.mark.parametrize("reps", [(2, 3), 1, (2, 1, 1)])
+    def test_masked_array_keeps_its_mask(self, reps: Any) -> None:
+        x = np.ma.masked_array(arange((2, 3)), mask=arange((2, 3)) % 3 == 0, fill_value=-7)
+        y = xtile.tile(x, reps)
+        expected = np.tile(x, reps)
+        assert isinstance(y, np.ma.MaskedArray)
+        assert same_bits(np.ma.getmaskarray(y), np.ma.getmaskarray(expected))
+        assert same_bits(np.ma.getdata(y), np.ma.getdata(expected))
+        assert y.fill_value == -7
+        assert not np.shares_memory(np.ma.getdata(y), np.ma.getdata(x))
+
+    def test_memmap_gives_a_plain_array(self, tmp_path: Any) -> None:
+        x = np.memmap(tmp_path / "x.dat", dtype=np.int16, mode="w+", shape=(2, 3))
+        x[...] = arange((2, 3))
+        y = xtile.tile(x, (2, 2))
+        assert type(y) is np.ndarray
+        assert same_bits(y, np.tile(np.asarray(x), (2, 2)))
+
+    def test_other_subclasses_refused(self) -> None:
+        class Quantity(np.ndarray):  # a subclass whose meaning xtile cannot know
+            pass
+
+        with pytest.raises(TypeError, match=r"Quantity, a subclass of numpy\.ndarray"):
+            xtile.tile(arange((3,)).view(Quantity), 2)
+
+    @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+    def test_matrix_refused(self) -> None:
+        m = np.asmatrix(arange((2, 2)))
+        with pytest.raises(TypeError, match=r"got matrix .*xp\.asarray"):
+            xtile.tile(m, 2)
+
+
+def test_jax_bfloat16_nan_payloads() -> None:
+    """
+    Bit for bit with `jax.numpy.tile`, NaN payloads too; XLA on the CPU quiets a
+    signaling bfloat16 NaN in some fused copies (both tiles), keeps quiet ones.
+    """
+    jnp = pytest.importorskip("jax.numpy")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bits = np.array([0x7FC1, 0x7F81, 0xFFC3, 0x3F80], dtype=np.uint16)
+    x = jnp.asarray(bits.view(ml_dtypes.bfloat16))
+    nan = ((bits & 0x7F80) == 0x7F80) & ((bits & 0x007F) != 0)
+    quieted = np.where(nan, bits | 0x0040, bits).astype(np.uint16)  # the quiet bit set
+    for reps in [(2,), (1000,), (3, 2)]:
+        got = to_numpy(xtile.tile(x, reps)).view(np.uint16)
+        assert same_bits(got, to_numpy(jnp.tile(x, reps)).view(np.uint16))
+        assert same_bits(got, np.tile(bits, reps)) or same_bits(got, np.tile(quieted, reps))
