@@ -357,6 +357,22 @@ def test_math_prod_of_cases_is_small() -> None:
     assert all(math.prod(xtile.tile_shape(s, r)) < 10**6 for s, r in CASES)  # type: ignore[arg-type]
 
 
+def test_threads(make: Any) -> None:
+    """The parity cases from 8 threads at once: no shared state may break a tile."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    inputs = [(make(arange(shape)), reps) for shape, reps in CASES + HIGH_RANK[:2]]
+    inputs += [(make(arange((2, 3, 4, 5))), (4, 4, 4, 4)), (make(arange((400, 3))), (1, 100))]
+    expected = [np.tile(to_numpy(x), reps) for x, reps in inputs]
+
+    def run(i: int) -> bool:
+        x, reps = inputs[i % len(inputs)]
+        return same_bits(to_numpy(eager.tile(x, reps)), expected[i % len(inputs)])
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(run, range(8 * 4 * len(inputs))))
+
+
 _R = (2,) * 6  # 64 elements in six axes
 HIGH_RANK = [
     (_R + (1,) * 27, 1),
