@@ -69,14 +69,18 @@ def all_dtypes(xp: Any, library: Backend) -> dict[str, Any]:
 
 
 @pytest.fixture
-def make(xp: Any, device: Any) -> Callable[..., Any]:
-    """Build an array of the backend under test from a NumPy array."""
+def make(xp: Any, device: Any, library: Backend) -> Callable[..., Any]:
+    """
+    Build an array of the backend under test from a NumPy array.
+
+    On ``dask.array:chunked`` it comes in several uneven chunks per axis.
+    """
 
     def make(a: Any, dtype: Any = None) -> Any:
         a = np.asarray(a)
         if isinstance(dtype, np.dtype) and dtype.kind in "OUST":
-            return xp.asarray(a.astype(dtype), device=device)
-        x = xp.asarray(a, device=device)
+            return library.asarray(a.astype(dtype), xp, device)
+        x = library.asarray(a, xp, device)
         return x if dtype is None else xp.astype(x, dtype)
 
     return make

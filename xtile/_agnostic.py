@@ -16,6 +16,7 @@ import itertools
 import math
 import operator
 
+from ._lib import _compat
 from ._lib._tuning import (
     DOUBLING_RUN_BYTES,
     LEVEL_GROWTH,
@@ -66,6 +67,9 @@ def copy(x: Array, plan: Plan, xp: ArrayNamespace, /) -> Array:  # numpydoc igno
     array: ``copy=True`` because merging the pairs of a pure broadcast, or of an
     all-ones tile, could be a view of `x`.
     """
+    if plan.size == 0:  # nothing to copy (and lazy reshapes of empty views can fail)
+        empty: Array = xp.empty(plan.out_shape, dtype=x.dtype, device=_compat.device(x))
+        return empty
     out: Array = xp.reshape(broadcast_view(x, plan, xp), plan.out_shape, copy=True)
     return out
 

@@ -1,26 +1,75 @@
 """
-Dask: the broadcast view built by indexing, which never rechunks.
+Dask: a graph of its own, one task per output block, each tiling one input block.
 
-Dask's ``reshape`` may rechunk even where it only inserts length-1 axes; indexing
-with `None` is a view of the same chunks.
+The standard-only tile merges each ``(r, d)`` pair with a reshape, which makes Dask
+rechunk (chunks grow with the repeats) and fails on some multi-chunk inputs with
+empty outputs; `dask.array.tile` concatenates one block per repeat (400,001 tasks for
+``(3,)`` tiled by 400,000). Here the output's chunks along an axis are the input's,
+repeated; where the input axis is one chunk, several repeats share an output chunk,
+up to ``max(largest input block, dask's array.chunk-size)`` bytes. Each output block
+is `xtile.tile` of one input block, in the block's own namespace (NumPy, CuPy).
 """
 
-from .._agnostic import view_shapes
+import itertools
+import math
+from typing import Any
+
+import dask
+import dask.array as da
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
+from dask.utils import parse_bytes
+
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
 
 
-def _copy(x: Array, plan: Plan, xp: ArrayNamespace, /) -> Array:
-    """The standard-only copy, with the length-1 axes inserted by indexing."""
+def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
+    """The lazy tile: one task per output block."""
+    a: Any = x
     shape, reps = plan.shape, plan.reps
-    lead = len(shape) - x.ndim  # the leading length-1 axes x lacks
-    index: list[slice | None] = [None] * lead
-    for d, r in zip(shape[lead:], reps[lead:], strict=True):
-        index += (None, slice(None)) if d != 1 != r else (slice(None),)
-    view = xp.broadcast_to(x[tuple(index)], view_shapes(shape, reps)[1])
-    out: Array = xp.reshape(view, plan.out_shape, copy=True)
-    return out
+    if a.ndim != len(shape):
+        a = a[(None,) * (len(shape) - a.ndim)]  # leading length-1 axes, one chunk each
+    largest = a.dtype.itemsize * math.prod(max(c, default=0) for c in a.chunks)
+    limit = max(largest, parse_bytes(dask.config.get("array.chunk-size")))
+    block = max(largest, 1)
+    # per axis, per output block: (the input block it tiles, how many times)
+    sources: list[list[tuple[int, int]]] = []
+    chunks: list[tuple[int, ...]] = []
+    for i in reversed(range(len(shape))):
+        c, r = a.chunks[i], reps[i]
+        if r == 0 or shape[i] == 0:
+            sources.append([(0, r)])
+            chunks.append((0,))
+        elif len(c) == 1 and r > 1 and (group := min(r, limit // block)) > 1:
+            block *= group
+            counts = [group] * (r // group) + ([r % group] if r % group else [])
+            sources.append([(0, k) for k in counts])
+            chunks.append(tuple(k * c[0] for k in counts))
+        else:
+            sources.append([(j % len(c), 1) for j in range(len(c) * r)])
+            chunks.append(c * r)
+    sources.reverse()
+    chunks.reverse()
+    name = "xtile-tile-" + tokenize(a, reps)
+    graph: dict[Any, Any] = {}
+    for index in itertools.product(*(range(len(s)) for s in sources)):
+        picked = [sources[axis][j] for axis, j in enumerate(index)]
+        graph[(name, *index)] = (
+            _tile_block,
+            (a.name, *(b for b, _ in picked)),
+            tuple(k for _, k in picked),
+        )
+    hlg = HighLevelGraph.from_collections(name, graph, dependencies=[a])
+    return da.Array(hlg, name, tuple(chunks), meta=a._meta)  # type: ignore[no-untyped-call]
 
 
-FAST_PATH = FastPath(copy=_copy)
+def _tile_block(block: Any, counts: tuple[int, ...], /) -> Any:
+    """One output block: `xtile.tile` of one input block, in its own namespace."""
+    from .._tile import tile
+
+    return tile(block, counts)
+
+
+FAST_PATH = FastPath(tile=_tile)

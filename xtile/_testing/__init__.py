@@ -13,6 +13,7 @@ from ._backends import (
     reps_tuple,
     same_bits,
     to_numpy,
+    uneven_chunks,
 )
 from ._examples import SPEC_EXAMPLES, SpecExample
 
@@ -27,4 +28,5 @@ __all__ = [
     "reps_tuple",
     "same_bits",
     "to_numpy",
+    "uneven_chunks",
 ]

@@ -24,6 +24,7 @@ __all__ = [
     "reps_tuple",
     "same_bits",
     "to_numpy",
+    "uneven_chunks",
 ]
 
 
@@ -42,6 +43,7 @@ class Backend(Enum):
     JAX = "jax.numpy"
     JAX_GPU = "jax.numpy:gpu"
     DASK = "dask.array"
+    DASK_CHUNKED = "dask.array:chunked"
     CUPY = "cupy"
 
     @property
@@ -87,6 +89,36 @@ class Backend(Enum):
         xp = _compat.array_namespace(mod.asarray(0) if self is not Backend.CUPY else mod.empty(0))
         return xp, self._device(mod, xp)
 
+    def asarray(self, a: Any, xp: ArrayNamespace, device: Any, rng: Any = None) -> Array:
+        """
+        Build an array of this backend from a NumPy array, keeping its dtype.
+
+        Parameters
+        ----------
+        a : numpy.ndarray
+            The values.
+        xp : array_namespace
+            This backend's namespace.
+        device : object
+            The device to create it on.
+        rng : numpy.random.Generator, optional
+            Where chunks are drawn from on ``dask.array:chunked``; default: fixed cuts.
+
+        Returns
+        -------
+        array
+            On ``dask.array:chunked``, in several uneven chunks per axis (see
+            `uneven_chunks`); elsewhere as ``xp.asarray`` makes it.
+        """
+        if self is Backend.DASK_CHUNKED:
+            import dask.array as da
+
+            chunks = tuple(tuple(uneven_chunks(d, rng)) for d in a.shape)
+            out: Array = da.from_array(a, chunks=chunks)  # type: ignore[no-untyped-call]
+        else:
+            out = xp.asarray(a, device=device)
+        return out
+
     def load_or_skip(self) -> tuple[ArrayNamespace, Any]:
         """
         Import the backend and pick its device, or skip the calling test.
@@ -131,6 +163,34 @@ class Backend(Enum):
         return _compat.device(xp.empty(0))
 
 
+def uneven_chunks(d: int, rng: Any = None) -> list[int]:
+    """
+    Cut an axis into several chunks of unequal lengths.
+
+    Parameters
+    ----------
+    d : int
+        The axis' length.
+    rng : numpy.random.Generator, optional
+        Where to draw up to 3 cuts (any axis longer than 1 is cut); default: fixed cuts
+        after 1 and after ``d // 2``, axes of 2 or less kept whole (the tests' many
+        length-2 axes would otherwise make one task per element).
+
+    Returns
+    -------
+    list of int
+        Chunk lengths summing to `d`, never 0: ``[d]`` for ``d <= 1``; by default
+        ``[1, 2]``, ``[1, 1, 2]``, ``[1, 1, 3]``, ``[1, 2, 3]``, ... for ``d >= 3``.
+    """
+    if d <= 1 or (rng is None and d == 2):
+        return [d]
+    if rng is None:
+        cuts = sorted({1, d // 2})
+    else:
+        cuts = sorted({int(c) for c in rng.integers(1, d, size=min(d - 1, 3))})
+    return [b - a for a, b in zip([0, *cuts], [*cuts, d], strict=True)]
+
+
 def dtypes(xp: ArrayNamespace, backend: Backend) -> dict[str, Any]:
     """
     Every dtype of a backend that a Tile must handle.
@@ -155,7 +215,7 @@ def dtypes(xp: ArrayNamespace, backend: Backend) -> dict[str, Any]:
     for name in ("float16", "bfloat16", "uint16", "uint32", "uint64"):
         if name not in out and hasattr(mod, name):
             out[name] = getattr(mod, name)
-    if backend in {Backend.NUMPY, Backend.DASK}:
+    if backend.modname in {"numpy", "dask.array"}:
         import numpy as np
 
         out["float16"] = np.dtype(np.float16)
