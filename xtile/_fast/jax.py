@@ -14,6 +14,7 @@ from functools import partial
 
 import jax
 import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec
 
 from .._lib._helpers import promote
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan, Shape
@@ -21,25 +22,55 @@ from .._lib._typing import Array, ArrayNamespace, FastPath, Plan, Shape
 __all__ = ["FAST_PATH"]
 
 
-@partial(jax.jit, static_argnums=1)
-def _jitted(x: jax.Array, reps: Shape) -> jax.Array:
+@partial(jax.jit, static_argnums=(1, 2))
+def _jitted(x: jax.Array, reps: Shape, sharding: NamedSharding | None) -> jax.Array:
     """
-    The tile of `x` by `reps`, traced once per shape, dtype and `reps`.
+    The tile of `x` by `reps`, traced once per shape, dtype, `reps` and `sharding`.
 
     Every axis gets its ``(r, d)`` pair, as in `jax.numpy.tile`: XLA has no rank
     limit to spare, and so compiles the very program it compiles for `jax.numpy.tile`
-    (``tests/test_transforms.py``).
+    (``tests/test_transforms.py``). Where `x` is sharded, so is the output, over the
+    same mesh axes (see `_out_sharding`).
     """
     shape, reps = promote(tuple(x.shape), reps)
     spread = tuple(v for d in shape for v in (1, d))
     pairs = tuple(v for r_d in zip(reps, shape, strict=True) for v in r_d)
     view = jnp.broadcast_to(jnp.reshape(x, spread), pairs)
-    return jnp.reshape(view, tuple(map(operator.mul, shape, reps)))
+    out_shape = tuple(map(operator.mul, shape, reps))
+    explicit = _out_sharding(jax.typeof(x).sharding, x.ndim, len(out_shape))
+    if explicit is not None:  # sharding in types: the merging reshape must be told
+        return jax.lax.reshape(view, out_shape, out_sharding=explicit)
+    out = jnp.reshape(view, out_shape)
+    if sharding is not None:
+        out = jax.lax.with_sharding_constraint(out, sharding)  # type: ignore[no-untyped-call]
+    return out
+
+
+def _out_sharding(sharding: object, ndim: int, out_ndim: int, /) -> NamedSharding | None:
+    """
+    The output's sharding: each input axis's mesh axes, on its output axis; None if unsharded.
+
+    An axis of length ``r * d`` split like the input's axis of length ``d`` keeps
+    every device's part at output / devices bytes; XLA gathers the (smaller) input
+    where a device's part spans several of its shards (`jax.numpy.tile` instead
+    replicates the whole output, or refuses an explicitly sharded axis).
+    """
+    spec = getattr(sharding, "spec", None)
+    if not isinstance(sharding, NamedSharding) or spec is None:
+        return None
+    if all(s is None for s in spec):
+        return None
+    spec = (*(None,) * (out_ndim - ndim), *spec, *(None,) * (ndim - len(spec)))
+    return NamedSharding(sharding.mesh, PartitionSpec(*spec))  # type: ignore[no-untyped-call]
 
 
 def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
-    """The whole tile, as one XLA computation."""
-    out: Array = _jitted(x, plan.reps)
+    """The whole tile, as one XLA computation, sharded as `x` where `x` is."""
+    # a tracer's sharding is the outer jit's to choose (or in its type, read in _jitted)
+    sharding = None
+    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
+        sharding = _out_sharding(x.sharding, x.ndim, len(plan.out_shape))
+    out: Array = _jitted(x, plan.reps, sharding)
     return out
 
 
