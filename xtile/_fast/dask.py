@@ -6,8 +6,9 @@ rechunk (chunks grow with the repeats) and fails on some multi-chunk inputs with
 empty outputs; `dask.array.tile` concatenates one block per repeat (400,001 tasks for
 ``(3,)`` tiled by 400,000). Here the output's chunks along an axis are the input's,
 repeated; where the input axis is one chunk, several repeats share an output chunk,
-up to ``max(largest input block, dask's array.chunk-size)`` bytes. Each output block
-is `xtile.tile` of one input block, in the block's own namespace (NumPy, CuPy).
+up to ``max(largest input block, min(array.chunk-size, DASK_GROUP_BYTES))`` bytes.
+Each output block is one input block as it is (an alias: no task, no copy) or
+`xtile.tile` of one input block, in the block's own namespace (NumPy, CuPy).
 """
 
 import itertools
@@ -20,19 +21,21 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 from dask.utils import parse_bytes
 
+from .._lib._tuning import DASK_GROUP_BYTES
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
 
 
 def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
-    """The lazy tile: one task per output block."""
+    """The lazy tile: one task per output block, an alias where it is an input block."""
     a: Any = x
     shape, reps = plan.shape, plan.reps
     if a.ndim != len(shape):
         a = a[(None,) * (len(shape) - a.ndim)]  # leading length-1 axes, one chunk each
     largest = a.dtype.itemsize * math.prod(max(c, default=0) for c in a.chunks)
-    limit = max(largest, parse_bytes(dask.config.get("array.chunk-size")))
+    setting = parse_bytes(dask.config.get("array.chunk-size"))
+    limit = max(largest, min(setting, DASK_GROUP_BYTES))
     block = max(largest, 1)
     # per axis, per output block: (the input block it tiles, how many times)
     sources: list[list[tuple[int, int]]] = []
@@ -52,15 +55,13 @@ def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
             chunks.append(c * r)
     sources.reverse()
     chunks.reverse()
-    name = "xtile-tile-" + tokenize(a, reps)
+    name = "xtile-tile-" + tokenize(a, reps, limit)  # limit: the chunks depend on it
     graph: dict[Any, Any] = {}
     for index in itertools.product(*(range(len(s)) for s in sources)):
         picked = [sources[axis][j] for axis, j in enumerate(index)]
-        graph[(name, *index)] = (
-            _tile_block,
-            (a.name, *(b for b, _ in picked)),
-            tuple(k for _, k in picked),
-        )
+        key = (a.name, *(b for b, _ in picked))
+        times = tuple(k for _, k in picked)
+        graph[(name, *index)] = key if all(k == 1 for k in times) else (_tile_block, key, times)
     hlg = HighLevelGraph.from_collections(name, graph, dependencies=[a])
     return da.Array(hlg, name, tuple(chunks), meta=a._meta)  # type: ignore[no-untyped-call]
 
