@@ -107,13 +107,15 @@ class Backend(Enum):
         Returns
         -------
         array
-            On ``dask.array:chunked``, in several uneven chunks per axis (see
-            `uneven_chunks`); elsewhere as ``xp.asarray`` makes it.
+            On ``dask.array``, one chunk; on ``dask.array:chunked``, several uneven
+            chunks per axis (see `uneven_chunks`); elsewhere as ``xp.asarray`` makes it.
         """
-        if self is Backend.DASK_CHUNKED:
+        if self.modname == "dask.array":
             import dask.array as da
 
-            chunks = tuple(tuple(uneven_chunks(d, rng)) for d in a.shape)
+            chunks: Any = -1  # one chunk (Dask's "auto" chunking fails on some empty shapes)
+            if self is Backend.DASK_CHUNKED:
+                chunks = tuple(tuple(uneven_chunks(d, rng)) for d in a.shape)
             out: Array = da.from_array(a, chunks=chunks)  # type: ignore[no-untyped-call]
         else:
             out = xp.asarray(a, device=device)
