@@ -1,5 +1,7 @@
 """Fixtures: every installed backend on every available device, both implementations."""
 
+import contextlib
+import functools
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -50,14 +52,38 @@ def device(library: Backend) -> Any:
     return library.load_or_skip()[1]
 
 
-@pytest.fixture(params=["fast", "standard"])
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run every test that uses `impl` on each implementation; "cached" in test_tile."""
+    if "impl" in metafunc.fixturenames:
+        names = ["fast", "standard"]
+        if metafunc.module.__name__.endswith("test_tile"):
+            names.insert(1, "cached")
+        metafunc.parametrize("impl", names, indirect=True)
+
+
+@pytest.fixture
 def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """
-    The implementation under test: with the backends' fast paths, or the standard-only tile.
+    The implementation under test: the fast paths, their plan cache, or the standard tile.
 
-    "standard" empties the fast-path registry, so every backend runs `xtile._agnostic`.
+    Each test starts with an empty plan cache. "cached" calls `xtile.tile` twice per
+    call and checks the second, which runs the plan the first cached (where the
+    backend caches: NumPy). "standard" empties the fast-path registry, so every
+    backend runs `xtile._agnostic`.
     """
-    if request.param == "standard":
+    monkeypatch.setattr(xtile._core, "_PLANS", {})
+    monkeypatch.setattr(xtile._core, "_LAYOUTS", {})
+    if request.param == "cached":
+        tile = xtile.tile
+
+        @functools.wraps(tile)
+        def twice(x: Any, repeats: Any, /, **kwargs: Any) -> Any:
+            with contextlib.suppress(Exception):
+                tile(x, repeats, **kwargs)
+            return tile(x, repeats, **kwargs)
+
+        monkeypatch.setattr(xtile, "tile", twice)
+    elif request.param == "standard":
         monkeypatch.setattr(xtile._fast, "lookup", lambda _library: None)
     return request.param  # type: ignore[no-any-return]
 

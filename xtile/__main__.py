@@ -104,9 +104,20 @@ def _bench(argv: list[str]) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="samples per timing")
     parser.add_argument("--csv", help="write the results to this CSV file")
     parser.add_argument("--plot", help="draw xtile vs native vs the copy bound to this PNG")
+    parser.add_argument(
+        "--sweep", type=int, metavar="N", help="N random cases instead of the fixed matrix"
+    )
+    parser.add_argument("--seed", type=int, help="the sweep's seed (default: a new one)")
     args = parser.parse_args(argv)
-    results = _bench.run(args.backends.split(","), repeat=args.repeat)
+    cases = _bench.CASES
+    if args.sweep:
+        seed = secrets.randbits(32) if args.seed is None else args.seed
+        print(f"sweep of {args.sweep} cases, seed {seed}")
+        cases = _bench.sweep_cases(args.sweep, seed)
+    results = _bench.run(args.backends.split(","), cases, repeat=args.repeat)
     print(_bench.table(results))
+    if args.sweep:
+        print(f"\nsweep of {args.sweep} cases, seed {seed}\n{_bench.summary(results)}")
     if args.csv:
         _bench.write_csv(results, args.csv)
     if args.plot:

@@ -49,7 +49,12 @@ def tile(
     copy_ = fast.copy or copy
     if fast.stage_itemsize is not None and plan.size >= SMALL_ELEMENTS:
         itemsize = fast.stage_itemsize(x)
-        if itemsize and plan.size * itemsize >= SMALL_BYTES:
+        # long runs are copied at memory speed as they are (checked first: it is cheap)
+        if (
+            itemsize
+            and plan.size * itemsize >= SMALL_BYTES
+            and plan.run * itemsize < LONG_RUN_BYTES
+        ):
             x, plan = stage(x, plan, itemsize, copy_, xp)
             if fast.double is not None and (run := short_run(plan, itemsize)):
                 out = fast.double(x, plan, run)

@@ -18,7 +18,18 @@ from typing import Any, NamedTuple, TypeVar
 
 import xtile
 
-__all__ = ["BACKENDS", "CASES", "Case", "Result", "plot", "run", "table", "write_csv"]
+__all__ = [
+    "BACKENDS",
+    "CASES",
+    "Case",
+    "Result",
+    "plot",
+    "run",
+    "summary",
+    "sweep_cases",
+    "table",
+    "write_csv",
+]
 
 _T = TypeVar("_T")
 _TORCH_THREADS: dict[str, int] = {}  # the default thread count, before any change
@@ -49,6 +60,75 @@ CASES = [
     Case((500, 500), (4, 4), "float64", "dtype"),
     Case((300, 300), (4, 4), "complex128", "dtype"),
 ]
+
+
+# what the sweep draws from: its dtypes, and its bounds on outputs and runs, in bytes
+SWEEP_DTYPES = ["int8", "int16", "int32", "int64", "float32", "float64", "complex64", "complex128"]
+SWEEP_OUT_BYTES = (1 << 16, 1 << 26)
+SWEEP_RUN_BYTES = (1, 1 << 20)
+
+
+def sweep_cases(n: int, seed: int) -> list[Case]:
+    """
+    `n` random cases, none tuned for: ranks 1-6, every layout of repeats, eight dtypes.
+
+    Each case draws, log-uniformly, its output's size in `SWEEP_OUT_BYTES` and the
+    contiguous run of its broadcast copy (the block of the input from its last
+    repeated axis on) in `SWEEP_RUN_BYTES`, then spreads them over random axes:
+    a random last repeated axis, random axes inside it (of repeat 1) and outside
+    it (repeated or not, of length 1 or more).
+
+    Parameters
+    ----------
+    n : int
+        How many cases.
+    seed : int
+        The seed: the same seed draws the same cases.
+
+    Returns
+    -------
+    list of Case
+        Cases of kind ``"sweep"``.
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+
+    def log_uniform(low: float, high: float) -> float:
+        return float(np.exp(rng.uniform(np.log(low), np.log(high))))
+
+    def split(total: int, parts: int) -> list[int]:
+        """`parts` positive ints whose product is about `total`, at random."""
+        weights = rng.dirichlet(np.ones(parts)) if parts > 1 else np.ones(1)
+        return [max(1, round(total**w)) for w in weights]
+
+    cases: list[Case] = []
+    while len(cases) < n:
+        dtype = str(rng.choice(SWEEP_DTYPES))
+        itemsize = np.dtype(dtype).itemsize
+        rank = int(rng.integers(1, 7))
+        last = int(rng.integers(0, rank))  # the last repeated axis
+        run = max(1, round(log_uniform(*SWEEP_RUN_BYTES) / itemsize))
+        out = log_uniform(*SWEEP_OUT_BYTES) / itemsize
+        if out < 2 * run:
+            continue
+        # the run spreads over the axes from `last` on; the rest over the others
+        shape = [1] * last + split(run, rank - last)
+        rest = out / math.prod(shape)
+        outer = [i for i in range(last) if rng.random() < 0.7]
+        factors = split(round(rest), 1 + 2 * len(outer))
+        reps = [1] * rank
+        reps[last] = max(2, factors[0])
+        for i, d, r in zip(outer, factors[1::2], factors[2::2], strict=True):
+            shape[i] = d
+            reps[i] = r if rng.random() < 0.7 else 1
+        if rng.random() < 0.3 and last > 0:  # a repeat of an axis of length 1
+            i = int(rng.integers(0, last))
+            shape[i], reps[i] = 1, reps[i] * shape[i]
+        nbytes = math.prod(shape) * math.prod(reps) * itemsize
+        if SWEEP_OUT_BYTES[0] <= nbytes <= SWEEP_OUT_BYTES[1]:
+            cases.append(Case(tuple(shape), tuple(reps), dtype, "sweep"))
+    return cases
 
 
 @dataclass
@@ -309,6 +389,41 @@ def table(results: list[Result]) -> str:
             f"min {min(r.vs_native for r in rs):.2f}; xtile/copy on outputs >= 1 MB: "
             f"min {min((r.vs_copy for r in big), default=math.nan):.2f}"
         )
+    return "\n".join(lines)
+
+
+def summary(results: list[Result], worst: int = 10) -> str:
+    """
+    Per backend: the geomean and minimum of xtile / native, and the worst cases.
+
+    Parameters
+    ----------
+    results : list of Result
+        From `run`, typically over `sweep_cases`.
+    worst : int, optional
+        How many of the slowest cases against the native tile to list per backend.
+
+    Returns
+    -------
+    str
+        A paragraph per backend.
+    """
+    lines = []
+    for backend in dict.fromkeys(r.backend for r in results):
+        rs = sorted((r for r in results if r.backend == backend), key=lambda r: r.vs_native)
+        big = [r.vs_copy for r in rs if r.out_bytes >= 1e6]
+        slow = sum(r.vs_native < 0.95 for r in rs)
+        lines.append(
+            f"{backend}: {len(rs)} cases, xtile/native geomean "
+            f"{_geomean(r.vs_native for r in rs):.2f}, min {rs[0].vs_native:.2f}, "
+            f"{slow} below 0.95; "
+            f"xtile/copy on the {len(big)} outputs >= 1 MB: min {min(big, default=math.nan):.2f}"
+        )
+        lines += [
+            f"    {r.vs_native:5.2f} (copy {r.vs_copy:4.2f})  {r.case} {r.dtype}, "
+            f"{r.out_bytes / 1e6:.2f} MB"
+            for r in rs[:worst]
+        ]
     return "\n".join(lines)
 
 

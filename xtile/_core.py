@@ -7,13 +7,47 @@ alone. A backend whose measurements called for it has a `FastPath` entry in
 backend that plans its own computation, the whole tile.
 """
 
+from collections.abc import Callable, Hashable
+
 from . import _agnostic, _fast
 from ._lib import _compat
 from ._lib._helpers import itemsize, out_of_memory, plan
-from ._lib._tuning import MAX_DIMS
+from ._lib._tuning import MAX_DIMS, PLAN_CACHE_SIZE
 from ._lib._typing import Array, ArrayNamespace, FastPath, Plan, Shape
 
-__all__ = ["tile"]
+__all__ = ["recall", "tile"]
+
+# The plan cache: (type, layout, repeats) -> the tile of such an array, planned once.
+_PLANS: dict[Hashable, Callable[[Array], Array]] = {}
+# the array types whose fast path keys the cache, and its key function
+_LAYOUTS: dict[type, Callable[[Array], Hashable | None]] = {}
+
+
+def recall(x: Array, repeats: object, /) -> Array | None:  # numpydoc ignore=PR01,RT01
+    """
+    The tile of `x` by a plan cached for its layout and `repeats`; None if none is.
+
+    Only for an int or a tuple of ints (no other type of equal hash, such as
+    ``2.0`` or ``True``, which `xtile.tile` refuses), so that a cached plan is one
+    that validated these very repeats.
+    """
+    layout = _LAYOUTS.get(type(x))
+    if layout is None:
+        return None
+    if type(repeats) is int:
+        reps: object = (repeats,)
+    elif type(repeats) is tuple and all(type(r) is int for r in repeats):
+        reps = repeats
+    else:
+        return None
+    key = layout(x)
+    run = None if key is None else _PLANS.get((type(x), key, reps))
+    if run is None:
+        return None
+    try:
+        return run(x)
+    except MemoryError:
+        return None  # the full path raises it again, in the user's terms
 
 
 def tile(
@@ -26,7 +60,10 @@ def tile(
         if fast is not None and fast.unwrap is not None and (parts := fast.unwrap(x)):
             arrays, rebuild = parts
             return rebuild(*(_tile(a, p, xp, fast) for a in arrays))
-        return _tile(x, p, xp, fast)
+        out = _tile(x, p, xp, fast)
+        if fast is not None and fast.layout is not None and p.size:
+            _remember(x, reps, p, xp, fast, fast.layout)
+        return out
     except (MemoryError, RuntimeError) as e:
         if not out_of_memory(e):
             raise
@@ -36,6 +73,31 @@ def tile(
             f"({nbytes}): {type(e).__name__}."
         )
         raise MemoryError(msg) from e
+
+
+def _remember(
+    x: Array,
+    reps: Shape,
+    p: Plan,
+    xp: ArrayNamespace,
+    fast: FastPath,
+    layout: Callable[[Array], Hashable | None],
+    /,
+) -> None:
+    """Cache the plan of a tile that just succeeded, keyed by `x`'s `layout` and `reps`."""
+    key = layout(x)
+    if key is None:
+        return
+    _LAYOUTS.setdefault(type(x), layout)
+    run = fast.compile(x, p) if fast.compile is not None else None
+    if run is None:
+
+        def run(a: Array) -> Array:
+            return _tile(a, p, xp, fast)
+
+    if len(_PLANS) >= PLAN_CACHE_SIZE:
+        _PLANS.clear()  # a bound, not a policy: a loop over this many layouts thrashes any
+    _PLANS[type(x), key, reps] = run
 
 
 def _tile(x: Array, p: Plan, xp: ArrayNamespace, fast: FastPath | None, /) -> Array:

@@ -69,6 +69,8 @@ def tile(x: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) -> 
     Array([[1, 2, 1, 2],
            [1, 2, 1, 2]], dtype=array_api_strict.int64)
     """
+    if xp is None and (out := _core.recall(x, repeats)) is not None:
+        return out
     op = "xtile.tile"
     xp = namespace_of(x, xp, op=op, name="x")
     reps, _ = host_ints(repeats, op=op)

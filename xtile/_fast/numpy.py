@@ -8,13 +8,20 @@ lengthens each step to the whole block; for a large `x` whose runs are still
 short, block doubling inside the output writes long runs.
 """
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .._agnostic import view_shapes
-from .._lib._tuning import LONG_RUN_BYTES, NUMPY_WORD_RUNS, SMALL_BYTES
+from .._agnostic import short_run, view_shapes
+from .._lib._tuning import (
+    LONG_RUN_BYTES,
+    MAX_DIMS,
+    NUMPY_WORD_RUNS,
+    SMALL_BYTES,
+    SMALL_ELEMENTS,
+)
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
@@ -36,6 +43,8 @@ def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
     shape, reps, out_shape, size = plan
     if a.ndim != len(shape):
         a = a.reshape(shape)  # prepends length-1 axes: a view
+    if (one_pass := _one_pass(plan, contiguous=a.flags.c_contiguous)) is not None:
+        return one_pass(a)
     dtype = a.dtype
     if size * dtype.itemsize >= SMALL_BYTES:
         last, run = plan.last, plan.run
@@ -47,10 +56,78 @@ def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
         ):
             a = a.reshape((*shape[:last], run)).view(np.dtype((np.void, run * dtype.itemsize)))
             shape, reps = (*shape[:last], 1), reps[: last + 1]
+            out = _broadcast_copy(shape, reps, (-1,), a.dtype)(a)
+            return np.asarray(out).view(dtype).reshape(out_shape)
+    return _broadcast_copy(shape, reps, out_shape, a.dtype)(a)
+
+
+def _broadcast_copy(
+    shape: tuple[int, ...], reps: tuple[int, ...], out_shape: tuple[int, ...], dtype: Any, /
+) -> Callable[[Array], Array]:
+    """The copy of the broadcast view of an array of `shape`, as a call."""
     spread, view_shape = view_shapes(shape, reps)
-    out = np.empty(view_shape, dtype=a.dtype)
-    np.copyto(out, a.reshape(spread))
-    return (out if out.dtype == dtype else out.view(dtype)).reshape(out_shape)
+
+    def copy(a: Array) -> Array:
+        out = np.empty(view_shape, dtype=dtype)
+        np.copyto(out, np.asarray(a).reshape(spread))
+        return out.reshape(out_shape)
+
+    return copy
+
+
+def _one_pass(plan: Plan, /, *, contiguous: bool) -> Callable[[Array], Array] | None:
+    """
+    The tile as one pass of whole blocks, where at most one axis repeats; else None.
+
+    All-ones repeats are a plain copy. One repeated axis is `numpy.repeat` of the
+    block from that axis on, as `numpy.tile` does: a memcpy per block (specialised
+    for blocks of 1 to 32 bytes), where the broadcast copy steps element by element
+    through short blocks. It needs `x` C-contiguous to view it as rows of blocks.
+    """
+    axes = [i for i, r in enumerate(plan.reps) if r != 1]
+    out_shape = plan.out_shape
+    if not plan.size or len(axes) > 1:
+        return None
+    if not axes:
+        return lambda a: np.asarray(a).copy().reshape(out_shape)
+    if not contiguous:
+        return None
+    n, r = math.prod(plan.shape[axes[0] :]), plan.reps[axes[0]]
+    return lambda a: np.asarray(a).reshape(-1, n).repeat(r, 0).reshape(out_shape)
+
+
+def _layout(x: Array, /) -> tuple[object, ...] | None:
+    """The plan cache's key of a plain `numpy.ndarray`: shape, strides and dtype."""
+    if type(x) is not np.ndarray:
+        return None
+    return x.shape, x.strides, x.dtype
+
+
+def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
+    """
+    A cached call's tile where it is one pass or one broadcast copy; else None.
+
+    None where the full tile stages or doubles: it is then run as it is.
+    """
+    a: np.ndarray[Any, Any] = x  # type: ignore[assignment]
+    itemsize = a.dtype.itemsize
+    if plan.size * itemsize < SMALL_BYTES or plan.run * itemsize >= LONG_RUN_BYTES:
+        # neither staged, doubled nor viewed as void items
+        if (one_pass := _one_pass(plan, contiguous=a.flags.c_contiguous)) is not None:
+            return one_pass
+        shape = plan.shape
+        if a.ndim != len(shape) or 2 * len(shape) > MAX_DIMS:  # not one view (`fit_rank`)
+            return None
+        return _broadcast_copy(shape, plan.reps, plan.out_shape, a.dtype)
+    run_bytes = short_run(plan, itemsize)
+    if (
+        run_bytes
+        and plan.size >= SMALL_ELEMENTS
+        and plan.size * itemsize >= SMALL_BYTES
+        and _doubling_pays(a.dtype, run_bytes)
+    ):
+        return None
+    return _one_pass(plan, contiguous=a.flags.c_contiguous)
 
 
 def _stage_itemsize(x: Array, /) -> int:
@@ -74,7 +151,7 @@ def _double(x: Array, plan: Plan, run_bytes: int, /) -> Array | None:
     ``1 / (r0 ... rk)`` of the output), the rest by doubling.
     """
     a = np.asarray(x)
-    if run_bytes in NUMPY_WORD_RUNS or not _plain_bytes(a.dtype):
+    if not _doubling_pays(a.dtype, run_bytes):
         return None
     shape, reps = plan.shape, plan.reps
     out = np.empty(plan.out_shape, dtype=a.dtype)
@@ -118,6 +195,11 @@ def _copy_bytes(
             np.ndarray((count,), dtype=item, buffer=out, offset=dst + part, strides=(stride,)),
             np.ndarray((count,), dtype=item, buffer=out, offset=src + part, strides=(stride,)),
         )
+
+
+def _doubling_pays(dtype: np.dtype[Any], run_bytes: int, /) -> bool:
+    """Whether runs of `run_bytes` of `dtype` double faster than NumPy copies them."""
+    return run_bytes not in NUMPY_WORD_RUNS and _plain_bytes(dtype)
 
 
 def _plain_bytes(dtype: np.dtype[Any], /) -> bool:
@@ -182,4 +264,11 @@ def _unwrap(x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | Non
     raise TypeError(msg)
 
 
-FAST_PATH = FastPath(copy=_copy, stage_itemsize=_stage_itemsize, double=_double, unwrap=_unwrap)
+FAST_PATH = FastPath(
+    copy=_copy,
+    stage_itemsize=_stage_itemsize,
+    double=_double,
+    unwrap=_unwrap,
+    layout=_layout,
+    compile=_compile,
+)

@@ -12,6 +12,7 @@ __all__ = [
     "LONG_RUN_BYTES",
     "MAX_DIMS",
     "NUMPY_WORD_RUNS",
+    "PLAN_CACHE_SIZE",
     "SMALL_BYTES",
     "SMALL_ELEMENTS",
     "STAGE_MAX_BYTES",
@@ -62,3 +63,8 @@ NUMPY_WORD_RUNS = frozenset({2, 4, 8, 16})
 # (2000, 2000) x (2, 3) float64 (six aliases of the 32 MB block sum in a third of
 # the time of two copied 96 MB blocks): benchmarks/dask_tile.py.
 DASK_GROUP_BYTES = 4 << 20
+
+# Plans cached for repeated calls (`xtile._core.recall`): keyed by layout and repeats,
+# a few hundred bytes each. A design bound: more distinct layouts than this in a loop
+# would miss anyway.
+PLAN_CACHE_SIZE = 256

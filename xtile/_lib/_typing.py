@@ -1,7 +1,7 @@
 """Types shared by the package: the array protocol, the tile's plan, a backend's fast path."""
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from types import ModuleType
 from typing import Any, NamedTuple, Protocol, TypeAlias
 
@@ -81,7 +81,11 @@ class Plan(NamedTuple):
     @property
     def last(self) -> int:  # numpydoc ignore=RT01
         """The last axis whose repeat is not 1; -1 when there is none."""
-        return max((i for i, r in enumerate(self.reps) if r != 1), default=-1)
+        reps = self.reps
+        for i in range(len(reps) - 1, -1, -1):  # on every call: faster than max()
+            if reps[i] != 1:
+                return i
+        return -1
 
     @property
     def run(self) -> int:  # numpydoc ignore=RT01
@@ -139,6 +143,13 @@ class FastPath(NamedTuple):
     unwrap : callable or None
         For an array of a subclass of the backend's array type: the plain arrays to
         tile and how to rebuild the result from their tiles (NumPy's masked arrays).
+    layout : callable or None
+        What of `x` besides the repeats fixes how it is tiled (shape, strides,
+        dtype), as a key of the plan cache; None for an array whose calls are not
+        to be cached. None: never cache.
+    compile : callable or None
+        A cached call's tile, where it is cheaper than the tile above with the plan
+        given (one `numpy.repeat`, say); None where it is not.
     """
 
     tile: WholeTile | None = None
@@ -146,3 +157,5 @@ class FastPath(NamedTuple):
     stage_itemsize: Callable[[Array], int] | None = None
     double: Double | None = None
     unwrap: Unwrap | None = None
+    layout: Callable[[Array], Hashable | None] | None = None
+    compile: Callable[[Array, Plan], Callable[[Array], Array] | None] | None = None
