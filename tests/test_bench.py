@@ -23,3 +23,40 @@ def test_bench_smoke(tmp_path: Path) -> None:
         assert len(list(csv.DictReader(f))) == len(backends)
     _bench.plot(results, str(tmp_path / "bench.png"))
     assert (tmp_path / "bench.png").stat().st_size > 0
+
+
+def test_sweep_cases_cover_their_bounds() -> None:
+    """The sweep draws what it says: ranks 1-6, its dtypes, output and run sizes in bounds."""
+    import math
+
+    import numpy as np
+
+    cases = _bench.sweep_cases(300, seed=3)
+    assert cases == _bench.sweep_cases(300, seed=3)
+    assert cases != _bench.sweep_cases(300, seed=4)
+    assert {len(c.shape) for c in cases} == set(range(1, 7))
+    assert {c.dtype for c in cases} == set(_bench.SWEEP_DTYPES)
+    runs = []
+    for c in cases:
+        assert len(c.shape) == len(c.reps)
+        itemsize = np.dtype(c.dtype).itemsize
+        out = math.prod(c.shape) * math.prod(c.reps) * itemsize
+        assert _bench.SWEEP_OUT_BYTES[0] <= out <= _bench.SWEEP_OUT_BYTES[1]
+        last = max(i for i, r in enumerate(c.reps) if r != 1)
+        runs.append(math.prod(c.shape[last:]) * itemsize)
+    # runs of a few bytes to far past the long-run threshold, all outputs repeated
+    assert min(runs) <= 2
+    assert max(runs) >= 1 << 18
+
+
+def test_summary_lists_the_worst() -> None:
+    results = [
+        _bench.Result("numpy", f"case{i}", "sweep", "float32", 10**6, 1.0, 1.0, t)
+        for i, t in enumerate([0.5, 1.0, 2.0])
+    ]
+    text = _bench.summary(results, worst=2)
+    assert "3 cases" in text
+    assert "min 0.50" in text
+    assert "1 below 0.95" in text
+    assert "case2" in text
+    assert "case0" not in text

@@ -90,3 +90,13 @@ def test_torch_allocates_one_output(
     allocated = sum(max(e.self_cpu_memory_usage, 0) for e in prof.events())
     nbytes = out.numel() * out.element_size()
     assert nbytes <= allocated <= nbytes + SLACK, (allocated, nbytes)
+
+
+@pytest.mark.parametrize("case", _bench.sweep_cases(40, seed=0), ids=str)
+def test_numpy_sweep(case: _bench.Case) -> None:
+    """Cases of the random sweep (``python -m xtile bench --sweep``), first call and cached."""
+    x = arange(case.shape).astype(case.dtype)
+    for _ in range(2):  # the second call runs the cached plan
+        peak, out = peak_bytes(lambda: xtile.tile(x, case.reps))
+        assert out.nbytes <= peak <= out.nbytes + SLACK, (peak, out.nbytes)
+    np.testing.assert_array_equal(out, np.tile(x, case.reps))

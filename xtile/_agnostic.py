@@ -35,6 +35,7 @@ __all__ = [
     "short_run",
     "stage",
     "stage_cuts",
+    "stage_plans",
     "tile",
     "view_shapes",
 ]
@@ -139,16 +140,27 @@ def stage(
     x: Array, plan: Plan, itemsize: int, copy: Copy, xp: ArrayNamespace, /
 ) -> tuple[Array, Plan]:  # numpydoc ignore=PR01,RT01
     """Tile the inner axes level by level, per `stage_cuts`; the plan left to do."""
+    levels, rest = stage_plans(plan, itemsize)
+    for level in levels:
+        x = copy(x, level, xp)
+    return x, rest
+
+
+def stage_plans(
+    plan: Plan, itemsize: int, /
+) -> tuple[list[Plan], Plan]:  # numpydoc ignore=PR01,RT01
+    """The plans of `stage`'s levels, innermost first, and of the copy left to do."""
     shape, reps = plan.shape, plan.reps
     done = len(shape)
+    levels = []
     for a in stage_cuts(plan, itemsize):
         inner = (1,) * a + reps[a:done] + (1,) * (len(shape) - done)
         staged = tuple(map(operator.mul, shape, inner))
-        x = copy(x, Plan(shape, inner, staged, math.prod(staged)), xp)
+        levels.append(Plan(shape, inner, staged, math.prod(staged)))
         shape, done = staged, a
-    if done == len(shape):
-        return x, plan
-    return x, plan._replace(shape=shape, reps=reps[:done] + (1,) * (len(shape) - done))
+    if not levels:
+        return levels, plan
+    return levels, plan._replace(shape=shape, reps=reps[:done] + (1,) * (len(shape) - done))
 
 
 def stage_cuts(plan: Plan, itemsize: int, /) -> Shape:  # numpydoc ignore=PR01,RT01

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._agnostic import short_run, view_shapes
+from .._agnostic import short_run, stage_plans, view_shapes
 from .._lib._tuning import (
     LONG_RUN_BYTES,
     MAX_DIMS,
@@ -31,34 +31,47 @@ _MAX_VOID_BYTES = 1 << 30
 
 
 def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
-    """
-    The broadcast copy, into `numpy.empty` with `numpy.copyto`.
-
-    Where the block of `x` after the last repeated axis is contiguous and short,
-    it is viewed as *one* element of a void dtype, so that each step of the copy
-    moves the whole block. `numpy.copyto` into `numpy.empty` also spares
-    `numpy.broadcast_to`'s per-call cost on small arrays.
-    """
+    """The copy of `_copier`, for `x` as it is."""
     a = np.asarray(x)  # a NumPy scalar counts as a 0-D array
+    if a.ndim != len(plan.shape):
+        a = a.reshape(plan.shape)  # prepends length-1 axes: a view
+    return _copier(plan, a.dtype, a.strides)(a)
+
+
+def _copier(
+    plan: Plan, dtype: np.dtype[Any], strides: tuple[int, ...], /
+) -> Callable[[Array], Array]:
+    """
+    The one copy of the tile of an array of ``plan.shape``, `dtype` and `strides`.
+
+    A plain copy or `numpy.repeat` where at most one axis repeats (`_one_pass`);
+    else the broadcast copy, into `numpy.empty` with `numpy.copyto` (which spares
+    `numpy.broadcast_to`'s per-call cost on small arrays). Where the block after
+    the last repeated axis is contiguous and short, it is viewed as *one* element
+    of a void dtype, so that each step of the copy moves the whole block.
+    """
     shape, reps, out_shape, size = plan
-    if a.ndim != len(shape):
-        a = a.reshape(shape)  # prepends length-1 axes: a view
-    if (one_pass := _one_pass(plan, contiguous=a.flags.c_contiguous)) is not None:
-        return one_pass(a)
-    dtype = a.dtype
-    if size * dtype.itemsize >= SMALL_BYTES:
-        last, run = plan.last, plan.run
-        if (
-            run > 1
-            and run * dtype.itemsize < LONG_RUN_BYTES
-            and _plain_bytes(dtype)
-            and _c_contiguous(shape[last:], a.strides[last:], dtype.itemsize)
-        ):
-            a = a.reshape((*shape[:last], run)).view(np.dtype((np.void, run * dtype.itemsize)))
-            shape, reps = (*shape[:last], 1), reps[: last + 1]
-            out = _broadcast_copy(shape, reps, (-1,), a.dtype)(a)
-            return np.asarray(out).view(dtype).reshape(out_shape)
-    return _broadcast_copy(shape, reps, out_shape, a.dtype)(a)
+    itemsize = dtype.itemsize
+    one_pass = _one_pass(plan, contiguous=_c_contiguous(shape, strides, itemsize))
+    if one_pass is not None:
+        return one_pass
+    last, run = plan.last, plan.run
+    if (
+        size * itemsize >= SMALL_BYTES
+        and run > 1
+        and run * itemsize < LONG_RUN_BYTES
+        and _plain_bytes(dtype)
+        and _c_contiguous(shape[last:], strides[last:], itemsize)
+    ):
+        void = np.dtype((np.void, run * itemsize))
+        blocks = (*shape[:last], run)
+        copy = _broadcast_copy((*shape[:last], 1), reps[: last + 1], (-1,), void)
+        return lambda a: (
+            np.asarray(copy(np.asarray(a).reshape(blocks).view(void)))
+            .view(dtype)
+            .reshape(out_shape)
+        )
+    return _broadcast_copy(shape, reps, out_shape, dtype)
 
 
 def _broadcast_copy(
@@ -105,29 +118,46 @@ def _layout(x: Array, /) -> tuple[object, ...] | None:
 
 def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     """
-    A cached call's tile where it is one pass or one broadcast copy; else None.
+    A cached call's tile: the staging levels and the final copy, each planned once.
 
-    None where the full tile stages or doubles: it is then run as it is.
+    The same steps as the full tile's; None where that doubles (it is then run as
+    it is) or concatenates first (`fit_rank`).
     """
     a: np.ndarray[Any, Any] = x  # type: ignore[assignment]
-    itemsize = a.dtype.itemsize
-    if plan.size * itemsize < SMALL_BYTES or plan.run * itemsize >= LONG_RUN_BYTES:
-        # neither staged, doubled nor viewed as void items
-        if (one_pass := _one_pass(plan, contiguous=a.flags.c_contiguous)) is not None:
-            return one_pass
-        shape = plan.shape
-        if a.ndim != len(shape) or 2 * len(shape) > MAX_DIMS:  # not one view (`fit_rank`)
-            return None
-        return _broadcast_copy(shape, plan.reps, plan.out_shape, a.dtype)
-    run_bytes = short_run(plan, itemsize)
-    if (
-        run_bytes
-        and plan.size >= SMALL_ELEMENTS
-        and plan.size * itemsize >= SMALL_BYTES
-        and _doubling_pays(a.dtype, run_bytes)
-    ):
+    dtype, itemsize = a.dtype, a.dtype.itemsize
+    if 2 * len(plan.shape) > MAX_DIMS:
         return None
-    return _one_pass(plan, contiguous=a.flags.c_contiguous)
+    levels: list[Plan] = []
+    final = plan
+    if (
+        plan.size >= SMALL_ELEMENTS
+        and plan.size * itemsize >= SMALL_BYTES
+        and plan.run * itemsize < LONG_RUN_BYTES
+    ):
+        levels, final = stage_plans(plan, itemsize)
+        run_bytes = short_run(final, itemsize)
+        if run_bytes and _doubling_pays(dtype, run_bytes):
+            return None
+    first, *rest = [*levels, final]
+    steps = [_copier(first, dtype, a.reshape(plan.shape).strides)]
+    steps += [_copier(p, dtype, _c_strides(p.shape, itemsize)) for p in rest]
+    if len(steps) == 1:
+        return steps[0]
+
+    def tile(a: Array) -> Array:
+        for step in steps:
+            a = step(a)
+        return a
+
+    return tile
+
+
+def _c_strides(shape: tuple[int, ...], itemsize: int, /) -> tuple[int, ...]:
+    """The strides of a C-contiguous array of `shape`."""
+    strides = [itemsize]
+    for d in reversed(shape[1:]):
+        strides.append(strides[-1] * d)
+    return tuple(reversed(strides))
 
 
 def _stage_itemsize(x: Array, /) -> int:
