@@ -29,6 +29,7 @@ from ._lib._tuning import (
 from ._lib._typing import Array, ArrayNamespace, Copy, FastPath, Plan, Shape
 
 __all__ = [
+    "STANDARD",
     "broadcast_view",
     "copy",
     "fit_rank",
@@ -40,13 +41,19 @@ __all__ = [
     "view_shapes",
 ]
 
-_STANDARD = FastPath()
+# the standard-only tile: no piece replaced
+STANDARD = FastPath()
 
 
 def tile(
-    x: Array, plan: Plan, xp: ArrayNamespace, fast: FastPath = _STANDARD, /
+    x: Array,
+    plan: Plan,
+    xp: ArrayNamespace,
+    fast: FastPath = STANDARD,
+    /,
+    out: Array | None = None,
 ) -> Array:  # numpydoc ignore=PR01,RT01
-    """The tile of `x` by `plan`, with the pieces of `fast` where it has them."""
+    """The tile of `x` by `plan` (into `out`), with the pieces of `fast` where it has them."""
     copy_ = fast.copy or copy
     if fast.stage_itemsize is not None and plan.size >= SMALL_ELEMENTS:
         itemsize = fast.stage_itemsize(x)
@@ -58,26 +65,32 @@ def tile(
         ):
             x, plan = stage(x, plan, itemsize, copy_, xp)
             if fast.double is not None and (run := short_run(plan, itemsize)):
-                out = fast.double(x, plan, run)
-                if out is not None:
-                    return out
-    return copy_(x, plan, xp)
+                doubled = fast.double(x, plan, run, out)
+                if doubled is not None:
+                    return doubled
+    return copy_(x, plan, xp, out)
 
 
-def copy(x: Array, plan: Plan, xp: ArrayNamespace, /) -> Array:  # numpydoc ignore=PR01,RT01
+def copy(
+    x: Array, plan: Plan, xp: ArrayNamespace, /, out: Array | None = None
+) -> Array:  # numpydoc ignore=PR01,RT01
     """
     Materialize the tile of `x` (already of ``plan.shape``) with one copy.
 
     A reshape that only inserts length-1 axes is a view everywhere; then
     `broadcast_to` the ``(r, d)`` pairs and one ``reshape(copy=True)`` into a fresh
     array: ``copy=True`` because merging the pairs of a pure broadcast, or of an
-    all-ones tile, could be a view of `x`.
+    all-ones tile, could be a view of `x`. The standard has no copy into an
+    existing array of another shape, so `out` gets that fresh array assigned.
     """
+    if out is not None:
+        out[...] = copy(x, plan, xp)
+        return out
     if plan.size == 0:  # nothing to copy (and lazy reshapes of empty views can fail)
         empty: Array = xp.empty(plan.out_shape, dtype=x.dtype, device=_compat.device(x))
         return empty
-    out: Array = xp.reshape(broadcast_view(x, plan, xp), plan.out_shape, copy=True)
-    return out
+    tiled: Array = xp.reshape(broadcast_view(x, plan, xp), plan.out_shape, copy=True)
+    return tiled
 
 
 def broadcast_view(

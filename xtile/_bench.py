@@ -94,10 +94,11 @@ def sweep_cases(n: int, seed: int) -> list[Case]:
 
     rng = np.random.default_rng(seed)
 
-    def log_uniform(low: float, high: float) -> float:
+    def log_uniform(low: float, high: float) -> float:  # numpydoc ignore=PR01,RT01
+        """A float between `low` and `high`, uniform in log scale."""
         return float(np.exp(rng.uniform(np.log(low), np.log(high))))
 
-    def split(total: int, parts: int) -> list[int]:
+    def split(total: int, parts: int) -> list[int]:  # numpydoc ignore=PR01,RT01
         """`parts` positive ints whose product is about `total`, at random."""
         weights = rng.dirichlet(np.ones(parts)) if parts > 1 else np.ones(1)
         return [max(1, round(total**w)) for w in weights]

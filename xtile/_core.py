@@ -11,7 +11,7 @@ from collections.abc import Callable, Hashable
 
 from . import _agnostic, _fast
 from ._lib import _compat
-from ._lib._helpers import itemsize, out_of_memory, plan
+from ._lib._helpers import check_out, itemsize, out_of_memory, plan
 from ._lib._tuning import MAX_DIMS, PLAN_CACHE_SIZE
 from ._lib._typing import Array, ArrayNamespace, FastPath, Plan, Shape
 
@@ -51,19 +51,28 @@ def recall(x: Array, repeats: object, /) -> Array | None:  # numpydoc ignore=PR0
 
 
 def tile(
-    x: Array, reps: Shape, /, *, xp: ArrayNamespace, op: str
+    x: Array, reps: Shape, /, *, xp: ArrayNamespace, op: str, out: Array | None = None
 ) -> Array:  # numpydoc ignore=PR01,RT01
-    """Tile `x` by validated, non-negative host `reps`; see `xtile.tile`."""
+    """Tile `x` by validated, non-negative host `reps` (into `out`); see `xtile.tile`."""
     p = plan(x, reps, op=op)
     fast = _fast.lookup(_compat.library(xp))
+    if out is not None:
+        check_out(x, out, p, xp, op=op)
+        if fast is not None and fast.check_out is not None:
+            fast.check_out(x, out, op)
+        if not p.size:
+            return out
     try:
         if fast is not None and fast.unwrap is not None and (parts := fast.unwrap(x)):
+            if out is not None:
+                msg = f"{op}: `out` takes the tile of a plain array, not of a {type(x).__name__}."
+                raise TypeError(msg)
             arrays, rebuild = parts
             return rebuild(*(_tile(a, p, xp, fast) for a in arrays))
-        out = _tile(x, p, xp, fast)
-        if fast is not None and fast.layout is not None and p.size:
+        tiled = _tile(x, p, xp, fast, out)
+        if out is None and fast is not None and fast.layout is not None and p.size:
             _remember(x, reps, p, xp, fast, fast.layout)
-        return out
+        return tiled
     except (MemoryError, RuntimeError) as e:
         if not out_of_memory(e):
             raise
@@ -100,12 +109,14 @@ def _remember(
     _PLANS[type(x), key, reps] = run
 
 
-def _tile(x: Array, p: Plan, xp: ArrayNamespace, fast: FastPath | None, /) -> Array:
-    """The tile of a plain array `x` by plan `p`."""
+def _tile(
+    x: Array, p: Plan, xp: ArrayNamespace, fast: FastPath | None, out: Array | None = None, /
+) -> Array:
+    """The tile of a plain array `x` by plan `p`, into a fresh array or `out`."""
     if 2 * len(p.shape) > MAX_DIMS:
         x, p = _agnostic.fit_rank(x, p, xp)
     if fast is None:
-        return _agnostic.tile(x, p, xp)
-    if fast.tile is not None:
+        return _agnostic.tile(x, p, xp, _agnostic.STANDARD, out)
+    if fast.tile is not None:  # immutable or lazy arrays: `out` was refused
         return fast.tile(x, p, xp)
-    return _agnostic.tile(x, p, xp, fast)
+    return _agnostic.tile(x, p, xp, fast, out)

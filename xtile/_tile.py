@@ -13,13 +13,15 @@ from ._lib._typing import Array, ArrayNamespace, Repeats
 __all__ = ["tile", "tile_shape"]
 
 
-def tile(x: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) -> Array:
+def tile(
+    x: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None, out: Array | None = None
+) -> Array:
     """
     Construct an array by repeating `x` the number of times given by `repeats`.
 
     The semantics are those of `numpy.tile`, of OpenVINO Tile-1 and of the array
     API standard's ``tile``. The result is built from views of `x` and copied
-    exactly once, into a fresh array.
+    exactly once, into a fresh array (or into `out`).
 
     Parameters
     ----------
@@ -32,23 +34,32 @@ def tile(x: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) -> 
         ones are prepended; longer: `x` gains leading length-1 axes.
     xp : array_namespace, optional
         The standard-compatible namespace for `x`. Default: infer.
+    out : array, optional
+        An array to write the tile into and return, instead of a fresh one: of
+        the output's shape, the input's dtype and device, any strides, of a
+        mutable library (NumPy, CuPy, PyTorch, array-api-strict) and not
+        sharing memory with the input. Checked before anything is written.
 
     Returns
     -------
     array
         Same namespace, dtype and device as `x`, with
         ``max(x.ndim, len(repeats))`` dimensions. On backends with mutable
-        arrays it is a new, writable array that never shares memory with `x`.
+        arrays it is a new, writable array that never shares memory with `x`;
+        `out` itself where given.
 
     Raises
     ------
     TypeError
         If `x` is not an array, if `repeats` holds a non-integer or is an array
-        of non-integer dtype, or if `repeats` is traced under ``jax.jit``.
+        of non-integer dtype, if `repeats` is traced under ``jax.jit``,
+        or if `out` is not a writable array of `x`'s library and dtype (JAX and
+        Dask arrays are immutable or lazy), or autograd tracks it or `x`.
     ValueError
         If a repeat is negative, if `repeats` has more than one dimension, or
         if the output would have more elements than int64 can count (checked
-        before any allocation).
+        before any allocation), or if `out` has another shape or device than
+        the tile, or shares memory with `x`.
 
     See Also
     --------
@@ -69,13 +80,13 @@ def tile(x: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) -> 
     Array([[1, 2, 1, 2],
            [1, 2, 1, 2]], dtype=array_api_strict.int64)
     """
-    if xp is None and (out := _core.recall(x, repeats)) is not None:
-        return out
+    if xp is None and out is None and (tiled := _core.recall(x, repeats)) is not None:
+        return tiled
     op = "xtile.tile"
     xp = namespace_of(x, xp, op=op, name="x")
     reps, _ = host_ints(repeats, op=op)
     check_non_negative(reps, op=op)
-    return _core.tile(x, reps, xp=xp, op=op)
+    return _core.tile(x, reps, xp=xp, op=op, out=out)
 
 
 def tile_shape(shape: object, repeats: Repeats, /) -> tuple[int | None, ...]:

@@ -89,6 +89,7 @@ def tile(
     *,
     opset: int = 13,
     xp: ArrayNamespace | None = None,
+    out: Array | None = None,
 ) -> Array:
     """
     ONNX Tile-6 (opsets 6 to 12) and Tile-13 (opset 13 and later).
@@ -109,22 +110,27 @@ def tile(
         The model's opset version, 6 or later. Default: 13.
     xp : array_namespace, optional
         The standard-compatible namespace for `input`. Default: infer.
+    out : array, optional
+        An array to write the result into and return, instead of a fresh one:
+        as for `xtile.tile`.
 
     Returns
     -------
     array
         The tiled tensor: same namespace, dtype and device as `input`, never
-        sharing memory with it.
+        sharing memory with it; `out` itself where given.
 
     Raises
     ------
     TypeError
-        If `input` is not an array or its type is not in T for `opset`, or if a
-        `repeats` array is not int64 or a `repeats` sequence holds a non-int.
+        If `input` is not an array or its type is not in T for `opset`, if a
+        `repeats` array is not int64 or a `repeats` sequence holds a non-int,
+        or for an `out` that `xtile.tile` refuses with `TypeError`.
     ValueError
         If `opset` is below 6 (use `tile_v1`), if `repeats` is not 1-D, has
-        not one entry per axis, or holds a negative repeat, or if the output
-        would have more elements than int64 can count.
+        not one entry per axis, or holds a negative repeat, if the output
+        would have more elements than int64 can count, or for an `out` that
+        `xtile.tile` refuses with `ValueError`.
 
     See Also
     --------
@@ -153,7 +159,7 @@ def tile(
     xp = namespace_of(input, xp, op=op, name="input")
     _check_type(input, version, xp=xp)
     reps = _onnx_repeats(repeats, input.ndim, op=op)
-    return _core.tile(input, reps, xp=xp, op=op)
+    return _core.tile(input, reps, xp=xp, op=op, out=out)
 
 
 def tile_v1(
@@ -163,6 +169,7 @@ def tile_v1(
     /,
     *,
     xp: ArrayNamespace | None = None,
+    out: Array | None = None,
 ) -> Array:
     """
     ONNX Tile-1: repeat the whole input `tiles` times along one `axis`.
@@ -181,22 +188,27 @@ def tile_v1(
         int64 array with one element.
     xp : array_namespace, optional
         The standard-compatible namespace for `input`. Default: infer.
+    out : array, optional
+        An array to write the result into and return, instead of a fresh one:
+        as for `xtile.tile`.
 
     Returns
     -------
     array
         The tiled tensor: same namespace, dtype and device as `input`, never
-        sharing memory with it.
+        sharing memory with it; `out` itself where given.
 
     Raises
     ------
     TypeError
-        If `input` is not a float16/32/64 array, or `tiles` or `axis` is not an
-        int or an int64 array.
+        If `input` is not a float16/32/64 array, `tiles` or `axis` is not an
+        int or an int64 array, or for an `out` that `xtile.tile` refuses with
+        `TypeError`.
     ValueError
         If `tiles` or `axis` has more than one element, if `axis` is out of
-        range, if `tiles` is negative, or if the output would have more
-        elements than int64 can count.
+        range, if `tiles` is negative, if the output would have more elements
+        than int64 can count, or for an `out` that `xtile.tile` refuses with
+        `ValueError`.
 
     See Also
     --------
@@ -220,7 +232,7 @@ def tile_v1(
         raise ValueError(msg)
     check_non_negative((n_tiles,), op=op, name="tiles")
     reps = tuple(n_tiles if i == ax % ndim else 1 for i in range(ndim))
-    return _core.tile(input, reps, xp=xp, op=op)
+    return _core.tile(input, reps, xp=xp, op=op, out=out)
 
 
 def _one_int(value: int | Array, /, *, op: str, name: str) -> int:

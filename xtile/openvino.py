@@ -7,7 +7,14 @@ from ._lib._typing import Array, ArrayNamespace, Repeats
 __all__ = ["tile"]
 
 
-def tile(data: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) -> Array:
+def tile(
+    data: Array,
+    repeats: Repeats,
+    /,
+    *,
+    xp: ArrayNamespace | None = None,
+    out: Array | None = None,
+) -> Array:
     """
     OpenVINO Tile-1: repeat `data` the number of times given by `repeats` per axis.
 
@@ -26,22 +33,27 @@ def tile(data: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) 
         gains leading length-1 axes.
     xp : array_namespace, optional
         The standard-compatible namespace for `data`. Default: infer.
+    out : array, optional
+        An array to write the result into and return, instead of a fresh one:
+        as for `xtile.tile`.
 
     Returns
     -------
     array
         Same namespace, dtype and device as `data`, with
         ``max(data.ndim, len(repeats))`` dimensions, never sharing memory with
-        `data`.
+        `data`; `out` itself where given.
 
     Raises
     ------
     TypeError
-        If `data` is not an array, or `repeats` holds a non-integer or is an
-        array of non-integer dtype.
+        If `data` is not an array, `repeats` holds a non-integer or is an
+        array of non-integer dtype, or for an `out` that `xtile.tile` refuses
+        with `TypeError`.
     ValueError
-        If `repeats` has more than one dimension, or the output would have
-        more elements than int64 can count.
+        If `repeats` has more than one dimension, the output would have more
+        elements than int64 can count, or for an `out` that `xtile.tile`
+        refuses with `ValueError`.
 
     See Also
     --------
@@ -61,4 +73,4 @@ def tile(data: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None) 
     xp = namespace_of(data, xp, op=op, name="data")
     reps, _ = host_ints(repeats, op=op)
     reps = tuple(max(r, 0) for r in reps)  # the runtime's shape inference clamps at 0
-    return _core.tile(data, reps, xp=xp, op=op)
+    return _core.tile(data, reps, xp=xp, op=op, out=out)

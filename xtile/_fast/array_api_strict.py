@@ -17,12 +17,15 @@ from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 __all__ = ["FAST_PATH"]
 
 
-def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
-    """The standard-only copy, as an assignment into a fresh array."""
+def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /, out: Array | None = None) -> Array:
+    """The standard-only copy, as an assignment into a fresh array (then into `out`)."""
     view: Any = broadcast_view(x, plan, xp)
-    out = xp.empty(view.shape, dtype=view.dtype, device=view.device)
-    out[...] = view
-    return xp.reshape(out, plan.out_shape)
+    fresh = xp.empty(view.shape, dtype=view.dtype, device=view.device)
+    fresh[...] = view
+    if out is None:
+        return xp.reshape(fresh, plan.out_shape)
+    out[...] = xp.reshape(fresh, plan.out_shape)
+    return out
 
 
 def _stage_itemsize(x: Array, /) -> int:

@@ -30,17 +30,39 @@ __all__ = ["FAST_PATH"]
 _MAX_VOID_BYTES = 1 << 30
 
 
-def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
-    """The copy of `_copier`, for `x` as it is."""
+def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /, out: Array | None = None) -> Array:
+    """
+    The copy of `_copier`, for `x` as it is, into a fresh array or `out`.
+
+    Into an `out` of other strides than C order: `numpy.copyto` into its view of
+    the broadcast shape, which only splits axes.
+    """
     a = np.asarray(x)  # a NumPy scalar counts as a 0-D array
     if a.ndim != len(plan.shape):
         a = a.reshape(plan.shape)  # prepends length-1 axes: a view
-    return _copier(plan, a.dtype, a.strides)(a)
+    if out is None:
+        return _copier(plan, a.dtype, a.strides)(a)
+    o: np.ndarray[Any, Any] = out  # type: ignore[assignment]
+    if o.flags.c_contiguous:
+        _copier(plan, a.dtype, a.strides, into=True)(a, o)
+    else:
+        spread, _ = view_shapes(plan.shape, plan.reps)
+        np.copyto(_split(o, plan), a.reshape(spread))
+    return o
+
+
+def _split(out: np.ndarray[Any, Any], plan: Plan, /) -> np.ndarray[Any, Any]:
+    """`out`'s view of the broadcast shape ``(r0, d0, r1, d1, ...)``: each axis split."""
+    _, view_shape = view_shapes(plan.shape, plan.reps)
+    strides: list[int] = []
+    for d, r, st in zip(plan.shape, plan.reps, out.strides, strict=True):
+        strides += (d * st, st) if d != 1 != r else (st,)
+    return np.lib.stride_tricks.as_strided(out, view_shape, strides)
 
 
 def _copier(
-    plan: Plan, dtype: np.dtype[Any], strides: tuple[int, ...], /
-) -> Callable[[Array], Array]:
+    plan: Plan, dtype: np.dtype[Any], strides: tuple[int, ...], /, *, into: bool = False
+) -> Callable[..., Array]:
     """
     The one copy of the tile of an array of ``plan.shape``, `dtype` and `strides`.
 
@@ -49,10 +71,14 @@ def _copier(
     `numpy.broadcast_to`'s per-call cost on small arrays). Where the block after
     the last repeated axis is contiguous and short, it is viewed as *one* element
     of a void dtype, so that each step of the copy moves the whole block.
+
+    `into`: a call of the input and a C-contiguous output to write; the broadcast
+    copy for one pass too (`numpy.repeat` has no ``out``).
     """
     shape, reps, out_shape, size = plan
     itemsize = dtype.itemsize
-    one_pass = _one_pass(plan, contiguous=_c_contiguous(shape, strides, itemsize))
+    contiguous = _c_contiguous(shape, strides, itemsize)
+    one_pass = None if into else _one_pass(plan, contiguous=contiguous)
     if one_pass is not None:
         return one_pass
     last, run = plan.last, plan.run
@@ -66,6 +92,10 @@ def _copier(
         void = np.dtype((np.void, run * itemsize))
         blocks = (*shape[:last], run)
         copy = _broadcast_copy((*shape[:last], 1), reps[: last + 1], (-1,), void)
+        if into:
+            return lambda a, out: copy(
+                np.asarray(a).reshape(blocks).view(void), out.reshape(-1).view(void)
+            )
         return lambda a: (
             np.asarray(copy(np.asarray(a).reshape(blocks).view(void)))
             .view(dtype)
@@ -76,14 +106,17 @@ def _copier(
 
 def _broadcast_copy(
     shape: tuple[int, ...], reps: tuple[int, ...], out_shape: tuple[int, ...], dtype: Any, /
-) -> Callable[[Array], Array]:
-    """The copy of the broadcast view of an array of `shape`, as a call."""
+) -> Callable[..., Array]:
+    """The copy of the broadcast view of an array of `shape`, as a call (into C-order `out`)."""
     spread, view_shape = view_shapes(shape, reps)
 
-    def copy(a: Array) -> Array:
-        out = np.empty(view_shape, dtype=dtype)
-        np.copyto(out, np.asarray(a).reshape(spread))
-        return out.reshape(out_shape)
+    def copy(
+        a: Array, out: np.ndarray[Any, Any] | None = None
+    ) -> Array:  # numpydoc ignore=PR01,RT01
+        """The copy, into a fresh array or `out`."""
+        target = np.empty(view_shape, dtype=dtype) if out is None else out.reshape(view_shape)
+        np.copyto(target, np.asarray(a).reshape(spread))
+        return target.reshape(out_shape)
 
     return copy
 
@@ -144,7 +177,8 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     if len(steps) == 1:
         return steps[0]
 
-    def tile(a: Array) -> Array:
+    def tile(a: Array) -> Array:  # numpydoc ignore=PR01,RT01
+        """The staging levels, then the final copy."""
         for step in steps:
             a = step(a)
         return a
@@ -165,7 +199,7 @@ def _stage_itemsize(x: Array, /) -> int:
     return int(x.dtype.itemsize)
 
 
-def _double(x: Array, plan: Plan, run_bytes: int, /) -> Array | None:
+def _double(x: Array, plan: Plan, run_bytes: int, /, out: Array | None = None) -> Array | None:
     """
     Tile a large `x` with short runs by block doubling inside the output.
 
@@ -183,9 +217,11 @@ def _double(x: Array, plan: Plan, run_bytes: int, /) -> Array | None:
     a = np.asarray(x)
     if not _doubling_pays(a.dtype, run_bytes):
         return None
+    o: np.ndarray[Any, Any] = np.empty(plan.out_shape, dtype=a.dtype) if out is None else out  # type: ignore[assignment]
+    if not o.flags.c_contiguous:
+        return None  # its bytes are copied by offset, which needs one block
     shape, reps = plan.shape, plan.reps
-    out = np.empty(plan.out_shape, dtype=a.dtype)
-    strides = out.strides
+    strides = o.strides
     k = max(
         (i for i, r in enumerate(reps) if r != 1 and _as_one_axis(shape[:i], strides[:i])),
         default=-1,
@@ -196,7 +232,7 @@ def _double(x: Array, plan: Plan, run_bytes: int, /) -> Array | None:
     view_strides: list[int] = []
     for d, r, st in zip(shape, base_reps, strides, strict=True):
         view_strides += (d * st, st) if d != 1 != r else (st,)
-    base = np.lib.stride_tricks.as_strided(out, view_shape, view_strides)
+    base = np.lib.stride_tricks.as_strided(o, view_shape, view_strides)
     np.copyto(base, a.reshape(spread))
     for axis in reversed(range(k + 1)):
         count, stride = _as_one_axis(shape[:axis], strides[:axis]) or (1, 0)
@@ -204,9 +240,9 @@ def _double(x: Array, plan: Plan, run_bytes: int, /) -> Array | None:
         done, total = shape[axis], plan.out_shape[axis]
         while done < total:
             n = min(done, total - done)
-            _copy_bytes(out, 0, done * inner, n * inner, count, stride)
+            _copy_bytes(o, 0, done * inner, n * inner, count, stride)
             done += n
-    return out
+    return o
 
 
 def _copy_bytes(
@@ -294,6 +330,16 @@ def _unwrap(x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | Non
     raise TypeError(msg)
 
 
+def _check_out(x: Array, out: Array, op: str, /) -> None:
+    """`out` must not share memory with `x`, nor be a masked array (its mask unset)."""
+    if isinstance(out, np.ma.MaskedArray):
+        msg = f"{op}: `out` takes plain arrays, not a masked array (its mask would stay)."
+        raise TypeError(msg)
+    if np.shares_memory(np.asarray(x), np.asarray(out)):
+        msg = f"{op}: `out` shares memory with the input; pass a separate array."
+        raise ValueError(msg)
+
+
 FAST_PATH = FastPath(
     copy=_copy,
     stage_itemsize=_stage_itemsize,
@@ -301,4 +347,5 @@ FAST_PATH = FastPath(
     unwrap=_unwrap,
     layout=_layout,
     compile=_compile,
+    check_out=_check_out,
 )

@@ -16,19 +16,24 @@ from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 __all__ = ["FAST_PATH"]
 
 
-def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
+def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /, out: Array | None = None) -> Array:
     """
     The standard-only copy, step for step, with tensor methods.
 
     Sizes go as separate ints, which PyTorch parses faster than a tuple; ``clone``,
-    not ``contiguous``, since the latter aliases an all-ones tile.
+    not ``contiguous``, since the latter aliases an all-ones tile. Into `out` of any
+    strides: its view of the broadcast shape only splits axes, always a view.
     """
     t: torch.Tensor = x  # type: ignore[assignment]
     shape, reps, out_shape, _ = plan
     if not shape:  # 0-D: PyTorch's methods need at least one size
-        return t.clone()
+        return t.clone() if out is None else out.copy_(t)  # type: ignore[attr-defined]
     spread, view_shape = view_shapes(shape, reps)
     view = t.view(*spread).expand(*view_shape)
+    if out is not None:
+        o: torch.Tensor = out  # type: ignore[assignment]
+        o.view(*view_shape).copy_(view)
+        return o
     return view.clone(memory_format=torch.contiguous_format).view(*out_shape)
 
 
@@ -40,7 +45,7 @@ def _stage_itemsize(x: Array, /) -> int:
     return 0
 
 
-def _double(x: Array, plan: Plan, _run_bytes: int, /) -> Array | None:
+def _double(x: Array, plan: Plan, _run_bytes: int, /, out: Array | None = None) -> Array | None:
     """
     Tile a CPU tensor by block doubling inside the output, as onnxruntime does.
 
@@ -52,27 +57,65 @@ def _double(x: Array, plan: Plan, _run_bytes: int, /) -> Array | None:
     in-place copies would be recorded or batched.
     """
     t: torch.Tensor = x  # type: ignore[assignment]
-    if (
-        type(t) is not torch.Tensor
-        or (t.requires_grad and torch.is_grad_enabled())
-        or torch._C._functorch.is_functorch_wrapped_tensor(t)
-        or unpack_dual(t).tangent is not None  # type: ignore[no-untyped-call]
-    ):
+    if type(t) is not torch.Tensor or _tracked(t):
         return None
     shape, reps = plan.shape, plan.reps
-    out = torch.empty(plan.out_shape, dtype=t.dtype)
+    o: torch.Tensor = torch.empty(plan.out_shape, dtype=t.dtype) if out is None else out  # type: ignore[assignment]
     filled = list(shape)
-    out[tuple(slice(0, s) for s in shape)].copy_(t)
+    o[tuple(slice(0, s) for s in shape)].copy_(t)
     for axis in reversed(range(len(shape))):
         before = tuple(slice(0, f) for f in filled[:axis])
         after = tuple(slice(0, f) for f in filled[axis + 1 :])
         done, total = shape[axis], shape[axis] * reps[axis]
         while 0 < done < total:
             n = min(done, total - done)
-            out[(*before, slice(done, done + n), *after)].copy_(out[(*before, slice(0, n), *after)])
+            o[(*before, slice(done, done + n), *after)].copy_(o[(*before, slice(0, n), *after)])
             done += n
         filled[axis] = total
-    return out
+    return o
 
 
-FAST_PATH = FastPath(copy=_copy, stage_itemsize=_stage_itemsize, double=_double)
+def _tracked(t: torch.Tensor, /) -> bool:
+    """Whether autograd, forward AD or torch.func would record or batch writes to `t`."""
+    return bool(
+        (t.requires_grad and torch.is_grad_enabled())
+        or torch._C._functorch.is_functorch_wrapped_tensor(t)
+        or unpack_dual(t).tangent is not None  # type: ignore[no-untyped-call]
+    )
+
+
+def _check_out(x: Array, out: Array, op: str, /) -> None:
+    """`out` and `x` outside autograd and torch.func; `out` apart from `x`'s memory."""
+    t: torch.Tensor = x  # type: ignore[assignment]
+    o: torch.Tensor = out  # type: ignore[assignment]
+    if o.requires_grad or _tracked(t) or _tracked(o):
+        msg = (
+            f"{op}: `out` cannot take a tile that autograd, forward AD or torch.func "
+            "tracks (writes into `out` would not be differentiated); leave `out` out."
+        )
+        raise TypeError(msg)
+    if _overlap(t, o):
+        msg = f"{op}: `out` shares memory with the input; pass a separate tensor."
+        raise ValueError(msg)
+
+
+def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
+    """Whether the memory spans of `a` and `b` overlap (a bound: strided views may not)."""
+    if a.device != b.device or not a.numel() or not b.numel():
+        return False
+
+    def span(t: torch.Tensor) -> tuple[int, int]:  # numpydoc ignore=PR01,RT01
+        """The first and past-the-last byte addresses of `t`'s elements."""
+        extent = sum((d - 1) * abs(s) for d, s in zip(t.shape, t.stride(), strict=True))
+        start = t.data_ptr() - sum(
+            (d - 1) * s for d, s in zip(t.shape, t.stride(), strict=True) if s < 0
+        )
+        return start, start + (extent + 1) * t.element_size()
+
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return a0 < b1 and b0 < a1
+
+
+FAST_PATH = FastPath(
+    copy=_copy, stage_itemsize=_stage_itemsize, double=_double, check_out=_check_out
+)

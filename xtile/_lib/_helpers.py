@@ -6,6 +6,8 @@ import reprlib
 from collections.abc import Sequence
 from typing import TypeVar
 
+from array_api_compat import is_lazy_array, is_writeable_array
+
 from . import _compat
 from ._typing import Array, ArrayNamespace, Plan, Shape
 
@@ -285,3 +287,43 @@ def itemsize(dtype: object, xp: ArrayNamespace, /) -> int:  # numpydoc ignore=PR
     info = xp.iinfo(dtype) if xp.isdtype(dtype, "integral") else xp.finfo(dtype)
     bits = int(info.bits) * (2 if xp.isdtype(dtype, "complex floating") else 1)
     return bits // 8
+
+
+def check_out(
+    x: Array, out: object, p: Plan, xp: ArrayNamespace, /, *, op: str
+) -> None:  # numpydoc ignore=PR01
+    """
+    Refuse an `out` the tile of `x` by `p` cannot be written into, before writing.
+
+    Not an array of `x`'s library, or not writable (immutable or lazy): `TypeError`;
+    another shape or device: `ValueError`; another dtype: `TypeError`. Each message
+    names both sides.
+    """
+    lib = _compat.library(xp)
+    if not _compat.is_array_api_obj(out) or _compat.library(_compat.array_namespace(out)) != lib:
+        msg = (
+            f"{op}: `out` must be an array of the input's library ({lib}); "
+            f"got {type(out).__module__}.{type(out).__name__}."
+        )
+        raise TypeError(msg)
+    lazy, writable = is_lazy_array(out), is_writeable_array(out)  # no narrowing by these
+    if lazy or not writable:
+        why = (
+            "read-only"
+            if lib == "numpy"
+            else "lazy: it has no memory to write into"
+            if lazy and lib != "jax"
+            else "immutable"
+        )
+        fix = "pass a writable one" if lib == "numpy" else "leave `out` out, use the result"
+        msg = f"{op}: `out` is a {lib} array, which is {why}; {fix}."
+        raise TypeError(msg)
+    if tuple(out.shape) != p.out_shape:
+        msg = f"{op}: `out` has shape {tuple(out.shape)}; the tile has shape {p.out_shape}."
+        raise ValueError(msg)
+    if out.dtype != x.dtype:
+        msg = f"{op}: `out` has dtype {out.dtype}; the tile has the input's dtype {x.dtype}."
+        raise TypeError(msg)
+    if (there := _compat.device(out)) != (here := _compat.device(x)):
+        msg = f"{op}: `out` is on device {there}; the input is on device {here}."
+        raise ValueError(msg)

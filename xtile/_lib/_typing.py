@@ -48,6 +48,8 @@ class Array(Protocol):
 
     def __getitem__(self, key: Any, /) -> Any: ...
 
+    def __setitem__(self, key: Any, value: Any, /) -> None: ...
+
     def __int__(self) -> int: ...
 
 
@@ -100,15 +102,19 @@ class Plan(NamedTuple):
 
 
 class Copy(Protocol):
-    """Materialize the tile of `x` (already of ``plan.shape``) with one copy."""
+    """Materialize the tile of `x` (already of ``plan.shape``) with one copy, into `out`."""
 
-    def __call__(self, x: Array, plan: Plan, xp: ArrayNamespace, /) -> Array: ...
+    def __call__(
+        self, x: Array, plan: Plan, xp: ArrayNamespace, /, out: Array | None = None
+    ) -> Array: ...
 
 
 class Double(Protocol):
     """Tile `x` by block doubling inside the output; None where it should not run."""
 
-    def __call__(self, x: Array, plan: Plan, run_bytes: int, /) -> Array | None: ...
+    def __call__(
+        self, x: Array, plan: Plan, run_bytes: int, /, out: Array | None = None
+    ) -> Array | None: ...
 
 
 class Unwrap(Protocol):
@@ -150,6 +156,9 @@ class FastPath(NamedTuple):
     compile : callable or None
         A cached call's tile, where it is cheaper than the tile above with the plan
         given (one `numpy.repeat`, say); None where it is not.
+    check_out : callable or None
+        Raises where the backend cannot write the tile of `x` into `out`, beyond
+        the checks of every backend: memory shared with `x`, autograd.
     """
 
     tile: WholeTile | None = None
@@ -159,3 +168,4 @@ class FastPath(NamedTuple):
     unwrap: Unwrap | None = None
     layout: Callable[[Array], Hashable | None] | None = None
     compile: Callable[[Array, Plan], Callable[[Array], Array] | None] | None = None
+    check_out: Callable[[Array, Array, str], None] | None = None

@@ -1,0 +1,170 @@
+"""`out=`: the tile written into an existing array, on every backend and layout."""
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import xtile
+from xtile._testing import Backend, arange, assert_tile, same_bits, to_numpy
+
+# the parity tests run the fast paths and the standard-only tile; the rest, what users run
+parity = pytest.mark.usefixtures("impl")
+
+CASES = [
+    ((2, 3), (2, 2)),
+    ((), (3,)),
+    ((3,), ()),
+    ((2, 3), (1, 1)),  # all ones: a plain copy
+    ((400, 3), (1, 100)),  # short runs: doubling on NumPy and PyTorch
+    ((2, 3, 4, 5), (4, 4, 4, 4)),  # staged
+    ((1, 1000), (40, 1)),  # pure broadcast
+    ((40, 30, 3), (2, 3, 10)),
+    ((0, 3), (2, 2)),  # empty
+]
+
+
+def _out(xp: Any, make: Any, shape: tuple[int, ...], dtype: Any, layout: str) -> Any:
+    """A zeroed array of `shape`: C order, transposed, or every other element of a buffer."""
+    if layout == "transposed":
+        buf = make(np.zeros(shape[::-1]), dtype)
+        return xp.permute_dims(buf, tuple(reversed(range(len(shape)))))
+    if layout == "strided" and shape:
+        buf = make(np.zeros((*shape[:-1], 2 * shape[-1])), dtype)
+        return buf[..., ::2]
+    return make(np.zeros(shape), dtype)
+
+
+@parity
+@pytest.mark.parametrize(("shape", "reps"), CASES, ids=str)
+@pytest.mark.parametrize("layout", ["C", "transposed", "strided"])
+@pytest.mark.parametrize("dtype", ["int8", "float32", "complex128"])
+def test_writes_into_out(
+    library: Backend, xp: Any, make: Any, all_dtypes: Any, shape: Any, reps: Any,
+    layout: str, dtype: str,
+) -> None:  # fmt: skip
+    x = make(arange(shape), all_dtypes[dtype])
+    out_shape = xtile.tile_shape(shape, reps)
+    out = _out(xp, make, out_shape, all_dtypes[dtype], layout)
+    if not library.mutable:
+        with pytest.raises(TypeError, match=r"immutable|lazy"):
+            xtile.tile(x, reps, out=out)
+        return
+    y = xtile.tile(x, reps, out=out)
+    assert y is out
+    assert_tile(out, x, reps, xp)
+
+
+@parity
+def test_layers_write_into_out(library: Backend, make: Any) -> None:
+    if not library.mutable:
+        pytest.skip("immutable or lazy arrays: no out")
+    a = arange((2, 3)).astype(np.float32)
+    x = make(a)
+    for tile, args, expected in [
+        (xtile.onnx.tile, ([2, 2],), np.tile(a, (2, 2))),
+        (xtile.onnx.tile_v1, (3, -1), np.tile(a, (1, 3))),
+        (xtile.openvino.tile, ([-1, 2],), np.tile(a, (0, 2))),
+        (xtile.openvino.tile, ([2, 1, 2],), np.tile(a, (2, 1, 2))),
+    ]:
+        out = make(np.zeros(expected.shape, dtype=np.float32))
+        assert tile(x, *args, out=out) is out
+        assert same_bits(to_numpy(out), expected)
+
+
+@parity
+@pytest.mark.parametrize(
+    ("bad", "error", "match"),
+    [
+        (lambda xp, make: make(np.zeros((4, 5)), xp.float64), ValueError, r"\(4, 5\).*\(4, 6\)"),
+        (lambda xp, make: make(np.zeros((4, 6)), xp.float32), TypeError, r"float32.*float64"),
+        (lambda _xp, _make: np.zeros((4, 6)).tolist(), TypeError, "list"),
+    ],
+    ids=["shape", "dtype", "not-an-array"],
+)
+def test_bad_out_is_refused_before_writing(
+    library: Backend, xp: Any, make: Any, bad: Any, error: type, match: str
+) -> None:
+    x = make(arange((2, 3)), xp.float64)
+    out = bad(xp, make)
+    before = to_numpy(out) if not isinstance(out, list) else None
+    if before is not None and not library.mutable:  # refused first as immutable or lazy
+        error, match = TypeError, r"immutable|lazy"
+    with pytest.raises(error, match=match):
+        xtile.tile(x, (2, 2), out=out)
+    if before is not None:
+        assert same_bits(to_numpy(out), before)
+
+
+@parity
+def test_out_of_another_library(library: Backend, make: Any, xp: Any) -> None:
+    x = make(arange((2, 3)), xp.float64)
+    out = np.zeros((4, 6)) if library.modname != "numpy" else _other_library_out()
+    with pytest.raises(TypeError, match="library"):
+        xtile.tile(x, (2, 2), out=out)
+
+
+def _other_library_out() -> Any:
+    strict = pytest.importorskip("array_api_strict")
+    return strict.zeros((4, 6), dtype=strict.float64)
+
+
+def test_out_sharing_memory_is_refused(library: Backend, xp: Any, make: Any, impl: str) -> None:
+    """Where xtile writes `out` directly (NumPy, PyTorch) memory shared with `x` is refused."""
+    if library.modname not in {"numpy", "torch"}:
+        pytest.skip("memory sharing is checked where xtile writes `out` directly")
+    buf = make(np.arange(12.0), xp.float64)
+    before = to_numpy(buf)
+    if impl == "standard":  # a fresh tile, then assigned: right even so
+        xtile.tile(buf[:6], 2, out=buf)
+        assert same_bits(to_numpy(buf), np.tile(before[:6], 2))
+        return
+    with pytest.raises(ValueError, match="shares memory"):
+        xtile.tile(buf[:6], 2, out=buf)
+    with pytest.raises(ValueError, match="shares memory"):
+        xtile.tile(buf[:6], 1, out=buf[3:9])
+    assert same_bits(to_numpy(buf), before)
+    # apart from each other: fine
+    assert_tile(xtile.tile(buf[:6], 1, out=buf[6:]), buf[:6], 1, xp)
+
+
+def test_out_on_another_device() -> None:
+    strict = pytest.importorskip("array_api_strict")
+    x = strict.asarray([1.0, 2.0])
+    out = strict.zeros((4,), dtype=strict.float64, device=strict.Device("device1"))
+    with pytest.raises(ValueError, match="device"):
+        xtile.tile(x, 2, out=out)
+
+
+def test_read_only_numpy_out() -> None:
+    out = np.zeros((4,))
+    out.flags.writeable = False
+    with pytest.raises(TypeError, match="read-only"):
+        xtile.tile(np.arange(2.0), 2, out=out)
+
+
+def test_masked_arrays_and_out(tmp_path: Path) -> None:
+    x = np.ma.masked_array([1.0, 2.0], mask=[True, False])
+    with pytest.raises(TypeError, match="plain array"):
+        xtile.tile(x, 2, out=np.zeros(4))
+    with pytest.raises(TypeError, match="masked"):
+        xtile.tile(np.arange(2.0), 2, out=np.ma.zeros(4))
+    # a memory map is a fine `out`: the tile goes to the file
+    out = np.memmap(tmp_path / "tile.bin", dtype=np.float64, mode="w+", shape=(4,))
+    assert xtile.tile(np.arange(2.0), 2, out=out) is out
+    out.flush()
+    assert np.fromfile(tmp_path / "tile.bin").tolist() == [0.0, 1.0, 0.0, 1.0]
+
+
+def test_torch_autograd_and_out() -> None:
+    torch = pytest.importorskip("torch")
+    weight = torch.nn.Parameter(torch.ones(3))
+    with pytest.raises(TypeError, match="autograd"):
+        xtile.tile(weight, 2, out=torch.empty(6))
+    with pytest.raises(TypeError, match="autograd"):
+        xtile.tile(torch.ones(3), 2, out=torch.empty(6, requires_grad=True))
+    with torch.no_grad():
+        out = torch.empty(6)
+        assert xtile.tile(weight, 2, out=out) is out
+    assert torch.equal(out, torch.ones(6))
