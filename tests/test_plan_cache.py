@@ -77,3 +77,54 @@ def test_the_cache_is_bounded() -> None:
         xtile.tile(np.zeros(n), 2)
     assert 0 < len(_core._PLANS) <= PLAN_CACHE_SIZE
     np.testing.assert_array_equal(xtile.tile(np.arange(3), 2), [0, 1, 2, 0, 1, 2])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda t: t,
+        lambda t: t.T,  # transposed
+        lambda t: t[:1].expand(3, 4),  # stride 0: a reshape could alias it
+        lambda t: t[:, :1],
+    ],
+    ids=["contiguous", "transposed", "expanded", "column"],
+)
+@pytest.mark.parametrize("reps", [(2, 2), (1, 1), (3, 1), (1, 5), (2, 1, 1)])
+def test_torch_cached_calls_are_fresh_tensors(make: Any, reps: tuple[int, ...]) -> None:
+    torch = pytest.importorskip("torch")
+    x = make(torch.arange(12.0).reshape(3, 4))
+    first = xtile.tile(x, reps)
+    again = xtile.tile(x, reps)
+    assert (type(x), (x.shape, x.stride(), x.dtype, x.device), reps) in _core._PLANS
+    assert torch.equal(again, torch.tile(x, reps))
+    assert again.is_contiguous()
+    assert again.data_ptr() not in {first.data_ptr(), x.data_ptr()}
+    again.zero_()
+    assert torch.equal(x, make(torch.arange(12.0).reshape(3, 4)))
+
+
+def test_torch_cached_calls_differentiate() -> None:
+    torch = pytest.importorskip("torch")
+    w = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+    for _ in range(2):  # the second call runs the cached plan
+        w.grad = None
+        (xtile.tile(w, (2, 3)) * 2).sum().backward()
+        assert torch.equal(w.grad, torch.full((3, 4), 12.0, dtype=torch.float64))
+    assert torch.autograd.gradcheck(lambda t: xtile.tile(t, (2, 3)), (w,))
+    from torch.autograd import forward_ad
+
+    with forward_ad.dual_level():
+        dual = forward_ad.make_dual(w.detach(), torch.ones_like(w))
+        for _ in range(2):
+            tangent = forward_ad.unpack_dual(xtile.tile(dual, (2, 3))).tangent
+            assert torch.equal(tangent, torch.ones(6, 12, dtype=torch.float64))
+
+
+def test_torch_compile_after_cached_calls() -> None:
+    """A cache filled eagerly does not reach dynamo: one graph, no break."""
+    torch = pytest.importorskip("torch")
+    x = torch.randn(4, 5)
+    xtile.tile(x, (2, 3))
+    xtile.tile(x, (2, 3))
+    compiled = torch.compile(lambda t: xtile.tile(t, (2, 3)) + 1, fullgraph=True)
+    assert torch.equal(compiled(x), torch.tile(x, (2, 3)) + 1)

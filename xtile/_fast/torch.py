@@ -7,10 +7,13 @@ and a large CPU tensor with short runs is written faster by block doubling insid
 the output, as onnxruntime does. GPUs and ``torch.compile`` keep the one copy.
 """
 
+from collections.abc import Callable
+
 import torch
 from torch.autograd.forward_ad import unpack_dual
 
 from .._agnostic import view_shapes
+from .._lib._tuning import LONG_RUN_BYTES, SMALL_BYTES
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
@@ -75,6 +78,50 @@ def _double(x: Array, plan: Plan, _run_bytes: int, /, out: Array | None = None) 
     return o
 
 
+def _layout(x: Array, /) -> tuple[object, ...] | None:
+    """
+    The plan cache's key of a plain tensor: shape, strides, dtype and device.
+
+    None under ``torch.compile`` (dynamo traces the tile itself) and torch.func.
+    """
+    t: torch.Tensor = x  # type: ignore[assignment]
+    if (
+        type(t) is not torch.Tensor
+        or torch.compiler.is_compiling()
+        or torch._C._functorch.is_functorch_wrapped_tensor(t)
+    ):
+        return None
+    return t.shape, t.stride(), t.dtype, t.device
+
+
+def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
+    """
+    A cached call's tile where it is the one copy of `_copy`; else None.
+
+    The copy is views and a clone, which autograd and forward AD record as
+    ever; where the full tile may stage or double on the CPU (which depends on
+    autograd's state), it is run as it is.
+    """
+    t: torch.Tensor = x  # type: ignore[assignment]
+    itemsize = t.element_size()
+    if t.is_cpu and plan.size * itemsize >= SMALL_BYTES and plan.run * itemsize < LONG_RUN_BYTES:
+        return None
+    shape, reps, out_shape, _ = plan
+    if not shape:
+        return lambda a: a.clone()  # type: ignore[attr-defined]
+    spread, view_shape = view_shapes(shape, reps)
+    if t.is_contiguous() and len(view_shape) > len(out_shape):
+        # an (r, d) pair of strides 0 and not 0 cannot merge in a view: reshape copies
+        # (one call fewer than `_copy`); with no pair it could alias `x`
+        return lambda a: a.view(*spread).expand(*view_shape).reshape(*out_shape)  # type: ignore[attr-defined]
+    return lambda a: (
+        a.view(*spread)  # type: ignore[attr-defined]
+        .expand(*view_shape)
+        .clone(memory_format=torch.contiguous_format)
+        .view(*out_shape)
+    )
+
+
 def _tracked(t: torch.Tensor, /) -> bool:
     """Whether autograd, forward AD or torch.func would record or batch writes to `t`."""
     return bool(
@@ -117,5 +164,10 @@ def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
 
 
 FAST_PATH = FastPath(
-    copy=_copy, stage_itemsize=_stage_itemsize, double=_double, check_out=_check_out
+    copy=_copy,
+    stage_itemsize=_stage_itemsize,
+    double=_double,
+    layout=_layout,
+    compile=_compile,
+    check_out=_check_out,
 )

@@ -1,0 +1,96 @@
+"""
+`xtile.tile(x, repeats, out=buf)` into a reused buffer, against the plain copy into it.
+
+For every case of the benchmark matrix and of a random sweep whose output is at
+least ``--min-mb`` MB, side by side in one run (samples alternate): the plain copy
+of an array of the output's size into the reused buffer (``numpy.copyto(buf, src)``,
+``buf.copy_(src)``: the bound of a tile into that buffer), xtile into the buffer,
+and the fresh-output tiles of xtile and of the backend (``numpy.tile``,
+``torch.tile``), which pay the page faults of new memory. Usage::
+
+    python benchmarks/out_tile.py [--backends numpy,torch-1thread,torch]
+        [--sweep 200] [--seed 0] [--min-mb 16] [--repeat 5]
+"""
+
+import argparse
+import math
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+import xtile
+from xtile import _bench
+
+
+def _contenders(name: str) -> tuple[Any, Any, Any]:
+    """asarray, the native tile and the copy into a buffer, of backend `name`."""
+    if name == "numpy":
+        return np.asarray, np.tile, np.copyto
+    import torch
+
+    _bench._TORCH_THREADS.setdefault("all", torch.get_num_threads())
+    torch.set_num_threads(1 if name == "torch-1thread" else _bench._TORCH_THREADS["all"])
+    return torch.asarray, torch.tile, lambda buf, src: buf.copy_(src)
+
+
+def main() -> None:
+    """Time the cases and print a table and a summary per backend."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--backends", default="numpy,torch-1thread,torch")
+    parser.add_argument("--sweep", type=int, default=200, help="random cases drawn")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--min-mb", type=float, default=16.0)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    cases = [
+        c
+        for c in [*_bench.CASES, *_bench.sweep_cases(args.sweep, args.seed)]
+        if math.prod(xtile.tile_shape(c.shape, c.reps)) * np.dtype(c.dtype).itemsize  # type: ignore[arg-type]
+        >= args.min_mb * 1e6
+    ]
+    print(f"{len(cases)} cases of at least {args.min_mb} MB (sweep seed {args.seed})")
+    print(
+        f"{'backend':<15}{'case':<44}{'dtype':<11}{'MB':>7}"
+        f"{'out/copy':>10}{'out/native':>12}{'out/fresh':>11}"
+    )
+    for name in args.backends.split(","):
+        asarray, native, copy_into = _contenders(name)
+        vs_copy, vs_native = [], []
+        for c in cases:
+            data = (np.arange(math.prod(c.shape)) % 127).astype(c.dtype).reshape(c.shape)
+            x = asarray(data)
+            out_shape = xtile.tile_shape(c.shape, c.reps)
+            buf = asarray(np.empty(out_shape, dtype=c.dtype))
+            src = asarray(np.ones(out_shape, dtype=c.dtype))
+            copy_s, native_s, out_s, fresh_s = _bench.best_times(
+                [
+                    partial(copy_into, buf, src),
+                    partial(native, x, c.reps),
+                    partial(xtile.tile, x, c.reps, out=buf),
+                    partial(xtile.tile, x, c.reps),
+                ],
+                lambda a: a,
+                args.repeat,
+            )
+            vs_copy.append(copy_s / out_s)
+            vs_native.append(native_s / out_s)
+            mb = (
+                buf.nbytes / 1e6
+                if hasattr(buf, "nbytes")
+                else buf.numel() * buf.element_size() / 1e6
+            )
+            print(
+                f"{name:<15}{f'{c.shape}x{c.reps}':<44}{c.dtype:<11}{mb:>7.1f}"
+                f"{vs_copy[-1]:>10.2f}{vs_native[-1]:>12.2f}{fresh_s / out_s:>11.2f}"
+            )
+            del buf, src
+        print(
+            f"{name}: xtile out= / reused-buffer copy: min {min(vs_copy):.2f}, "
+            f"geomean {_bench._geomean(vs_copy):.2f}; vs the fresh native tile: "
+            f"min {min(vs_native):.2f}, geomean {_bench._geomean(vs_native):.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
