@@ -475,3 +475,29 @@ def test_staged_property(xp: Any, make: Any, shape: list[int], reps: list[int], 
     if data.draw(st.booleans(), label="transposed"):
         x = xp.permute_dims(x, tuple(reversed(range(x.ndim))))
     assert_tile(xtile.tile(x, reps), x, tuple(reps), xp)
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps"),
+    [
+        ((2, 1), (700, 1)),
+        ((3, 2), (1, 500)),
+        ((4,), (300,)),
+        ((5, 2, 2), (2, 3, 40)),
+        ((1, 2), (3, 9)),
+    ],
+)
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "uint16", "float32"])
+@pytest.mark.parametrize("layout", ["C", "offset", "strided"])
+def test_word_runs(
+    xp: Any, make: Any, all_dtypes: Any, shape: Any, reps: Any, dtype: str, layout: str
+) -> None:
+    """Blocks of 2, 4 or 8 bytes (copied as one integer each on PyTorch), any alignment."""
+    n = math.prod(shape)
+    if layout == "offset":  # contiguous, one element into its buffer: misaligned
+        x = xp.reshape(make(arange((n + 1,)), all_dtypes[dtype])[1:], shape)
+    elif layout == "strided":
+        x = make(arange((*shape[:-1], 2 * shape[-1])), all_dtypes[dtype])[..., ::2]
+    else:
+        x = make(arange(shape), all_dtypes[dtype])
+    assert_tile(xtile.tile(x, reps), x, reps, xp)

@@ -19,6 +19,7 @@ import operator
 from ._lib import _compat
 from ._lib._tuning import (
     DOUBLING_RUN_BYTES,
+    DOUBLING_STEP_BYTES,
     LEVEL_GROWTH,
     LONG_RUN_BYTES,
     MAX_DIMS,
@@ -189,7 +190,8 @@ def stage_cuts(plan: Plan, itemsize: int, /) -> Shape:  # numpydoc ignore=PR01,R
     """
     shape, reps = plan.shape, plan.reps
     repeated = [i for i, r in enumerate(reps) if r != 1]
-    if not repeated or plan.run * itemsize >= LONG_RUN_BYTES:
+    # a one-element input: the copy is a fill, which staging would only slow down
+    if not repeated or plan.run * itemsize >= LONG_RUN_BYTES or math.prod(shape) == 1:
         return ()
     cuts: list[int] = []
     size, growth, first = math.prod(shape) * itemsize, 1, 0
@@ -214,6 +216,11 @@ def short_run(plan: Plan, itemsize: int, /) -> int:  # numpydoc ignore=PR01,RT01
     The broadcast copy's run in bytes where block doubling may pay, else 0.
 
     A run of one element is a broadcast of single elements: already a fast fill.
+    Each doubling step is a call (a few microseconds), so the output must be large
+    enough to pay for them: `DOUBLING_STEP_BYTES` per step.
     """
     run = plan.run
-    return run * itemsize if run > 1 and run * itemsize < DOUBLING_RUN_BYTES else 0
+    if not (run > 1 and run * itemsize < DOUBLING_RUN_BYTES):
+        return 0
+    steps = sum((r - 1).bit_length() for r in plan.reps)
+    return run * itemsize if plan.size * itemsize >= steps * DOUBLING_STEP_BYTES else 0

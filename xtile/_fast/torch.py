@@ -8,11 +8,12 @@ the output, as onnxruntime does. GPUs and ``torch.compile`` keep the one copy.
 """
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import torch
 from torch.autograd.forward_ad import unpack_dual
 
-from .._agnostic import view_shapes
+from .._agnostic import short_run, stage_plans, view_shapes
 from .._lib._tuning import LONG_RUN_BYTES, SMALL_BYTES
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
@@ -31,6 +32,9 @@ def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /, out: Array | None = None
     shape, reps, out_shape, _ = plan
     if not shape:  # 0-D: PyTorch's methods need at least one size
         return t.clone() if out is None else out.copy_(t)  # type: ignore[attr-defined]
+    if out is None and (words := _words(t, plan)) is not None:
+        word_copy = _copier(words.plan, contiguous=True)
+        return word_copy(words.view(t)).view(t.dtype).view(*out_shape)  # type: ignore[attr-defined,no-any-return]
     spread, view_shape = view_shapes(shape, reps)
     view = t.view(*spread).expand(*view_shape)
     if out is not None:
@@ -38,6 +42,58 @@ def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /, out: Array | None = None
         o.view(*view_shape).copy_(view)
         return o
     return view.clone(memory_format=torch.contiguous_format).view(*out_shape)
+
+
+class _Words(NamedTuple):
+    """A tensor's blocks after its last repeated axis, viewed as one integer each."""
+
+    blocks: tuple[int, ...]  # the shape with the block as the last axis
+    dtype: torch.dtype  # the integer of the block's size
+    plan: Plan  # the tile of the integers
+
+    def view(self, t: torch.Tensor, /) -> torch.Tensor:  # numpydoc ignore=PR01,RT01
+        """`t`'s blocks as integers."""
+        return t.reshape(self.blocks).view(self.dtype)
+
+
+# the integers a block of 2, 4 or 8 bytes is copied as
+_WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def _words(t: torch.Tensor, plan: Plan, /) -> _Words | None:
+    """
+    The blocks of a plain tensor after its last repeated axis as integers, or None.
+
+    Where such a block is 2, 4 or 8 bytes of several elements, the copy moves one
+    integer per block, not each element: a one-element broadcast is then a fill
+    ((2, 1) x (25713, 1) int16: 5 us against 62 us). Outside autograd, forward AD,
+    torch.func and ``torch.compile`` (a dtype view is not differentiable), and where
+    the block is contiguous and aligned for the integer view.
+    """
+    last, run = plan.last, plan.run
+    itemsize = t.element_size()
+    dtype = _WORDS.get(run * itemsize)
+    if dtype is None or run == 1 or not t.is_cpu:
+        return None
+    if type(t) is not torch.Tensor or torch.compiler.is_compiling() or _tracked(t):
+        return None
+    shape = plan.shape
+    strides = t.reshape(shape).stride() if t.dim() != len(shape) else t.stride()
+    expected = 1
+    for d, st in zip(reversed(shape[last:]), reversed(strides[last:]), strict=True):
+        if d != 1 and st != expected:
+            return None  # the block is not contiguous
+        expected *= d
+    if t.storage_offset() % run or any(st % run for st in strides[:last]):
+        return None  # the integer view needs the blocks aligned to its size
+    return _Words((*shape[:last], run), dtype, _word_plan(plan))
+
+
+def _word_plan(plan: Plan, /) -> Plan:
+    """The plan of the tile of `_words`' integers: one per block."""
+    last, run = plan.last, plan.run
+    shape, reps, out_shape, size = plan
+    return Plan((*shape[:last], 1), reps[: last + 1], (*out_shape[:last], reps[last]), size // run)
 
 
 def _stage_itemsize(x: Array, /) -> int:
@@ -62,6 +118,8 @@ def _double(x: Array, plan: Plan, _run_bytes: int, /, out: Array | None = None) 
     t: torch.Tensor = x  # type: ignore[assignment]
     if type(t) is not torch.Tensor or _tracked(t):
         return None
+    if _words(t, plan) is not None:
+        return None  # one integer per block copies faster
     shape, reps = plan.shape, plan.reps
     o: torch.Tensor = torch.empty(plan.out_shape, dtype=t.dtype) if out is None else out  # type: ignore[assignment]
     filled = list(shape)
@@ -96,21 +154,61 @@ def _layout(x: Array, /) -> tuple[object, ...] | None:
 
 def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     """
-    A cached call's tile where it is the one copy of `_copy`; else None.
+    A cached call's tile: its staging levels and final copy, each planned once.
 
-    The copy is views and a clone, which autograd and forward AD record as
-    ever; where the full tile may stage or double on the CPU (which depends on
-    autograd's state), it is run as it is.
+    Each copy is views and a clone, which autograd and forward AD record as ever.
+    None where the full tile doubles on the CPU (which depends on autograd's state
+    at the call): it is then run as it is.
     """
     t: torch.Tensor = x  # type: ignore[assignment]
     itemsize = t.element_size()
+    levels: list[Plan] = []
+    final = plan
     if t.is_cpu and plan.size * itemsize >= SMALL_BYTES and plan.run * itemsize < LONG_RUN_BYTES:
-        return None
+        levels, final = stage_plans(plan, itemsize)
+        if short_run(final, itemsize):
+            return None
+    first, *rest = [*levels, final]
+    steps = [_copier(first, contiguous=t.is_contiguous())]
+    steps += [_copier(p, contiguous=True) for p in rest]
+    if final.run * itemsize in _WORDS and final.run > 1 and t.is_cpu:
+        steps[-1] = _word_copier(final, steps[-1])
+    if len(steps) == 1:
+        return steps[0]
+
+    def tile(a: Array) -> Array:  # numpydoc ignore=PR01,RT01
+        """The staging levels, then the final copy."""
+        for step in steps:
+            a = step(a)
+        return a
+
+    return tile
+
+
+def _word_copier(plan: Plan, copy: Callable[[Array], Array], /) -> Callable[[Array], Array]:
+    """`copy`, or where `_words` applies to the tensor of this call, its integer copy."""
+    out_shape = plan.out_shape
+    words_copy = _copier(_word_plan(plan), contiguous=True)
+
+    def word_copy(a: Array) -> Array:  # numpydoc ignore=PR01,RT01
+        """The copy of one integer per block, where the blocks allow."""
+        t: torch.Tensor = a  # type: ignore[assignment]
+        words = _words(t, plan)
+        if words is None:
+            return copy(a)
+        tiled: torch.Tensor = words_copy(words.view(t))  # type: ignore[assignment]
+        return tiled.view(t.dtype).view(*out_shape)
+
+    return word_copy
+
+
+def _copier(plan: Plan, /, *, contiguous: bool) -> Callable[[Array], Array]:
+    """The copy of `_copy` for a tensor of ``plan.shape``, as a call."""
     shape, reps, out_shape, _ = plan
     if not shape:
         return lambda a: a.clone()  # type: ignore[attr-defined]
     spread, view_shape = view_shapes(shape, reps)
-    if t.is_contiguous() and len(view_shape) > len(out_shape):
+    if contiguous and len(view_shape) > len(out_shape):
         # an (r, d) pair of strides 0 and not 0 cannot merge in a view: reshape copies
         # (one call fewer than `_copy`); with no pair it could alias `x`
         return lambda a: a.view(*spread).expand(*view_shape).reshape(*out_shape)  # type: ignore[attr-defined]

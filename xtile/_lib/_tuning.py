@@ -8,6 +8,7 @@ changes only with a new measurement there.
 
 __all__ = [
     "DOUBLING_RUN_BYTES",
+    "DOUBLING_STEP_BYTES",
     "LEVEL_GROWTH",
     "LONG_RUN_BYTES",
     "MAX_DIMS",
@@ -50,6 +51,12 @@ LEVEL_GROWTH = 8
 # the broadcast copy. Set by (4000, 3) x (1, 1000) (12-byte runs: doubling wins) and
 # (4000, 8) x (1, 100) float32 (32-byte runs: the broadcast copy wins, PyTorch).
 DOUBLING_RUN_BYTES = 32
+
+# Each doubling step is one call, a few microseconds: doubling pays only where the
+# output has this many bytes per step (a step costs about the broadcast copy of as
+# many). Set by (3,) float32 tiled to 128 KiB (14 steps: the copy 32 us, doubling 94)
+# and to 512 KiB (16 steps: the copy 105 us, doubling 83), PyTorch and NumPy alike.
+DOUBLING_STEP_BYTES = 1 << 15
 
 # NumPy copies runs of these sizes as one machine word, faster than doubling. Set
 # by (4000, 2) x (1, 1500) and (4000, 4) x (1, 750) float32 against (4000, 3) x
