@@ -420,6 +420,7 @@ def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
         ((2, 3, 4, 5), (4, 4, 4, 4)),  # staged: one level
         ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3)),  # staged: two levels
         ((3, 1, 4, 2), (9, 7, 1, 16)),  # staged, across length-1 axes and a repeat of 1
+        ((5, 2, 2), (3, 1, 300)),  # NumPy: the outer axes staged, then one numpy.repeat
     ],
 )
 @pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "complex128"])

@@ -21,10 +21,14 @@ from .._lib._tuning import (
     NUMPY_WORD_RUNS,
     SMALL_BYTES,
     SMALL_ELEMENTS,
+    STAGE_MAX_BYTES,
 )
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
+
+# the block sizes whose `numpy.repeat` loops NumPy specialises (faster than memcpy)
+_REPEAT_BLOCKS = frozenset({1, 2, 4, 8, 16, 32})
 
 # NumPy's void items hold fewer than 2**31 bytes
 _MAX_VOID_BYTES = 1 << 30
@@ -82,6 +86,23 @@ def _copier(
     if one_pass is not None:
         return one_pass
     last, run = plan.last, plan.run
+    if (
+        not into
+        and size * itemsize >= SMALL_BYTES
+        and run * itemsize in _REPEAT_BLOCKS
+        and size // reps[last] * itemsize <= STAGE_MAX_BYTES
+    ):
+        # the other axes first, into a cache-sized array, then one pass of `numpy.repeat`
+        # of its blocks, whose loops for these sizes beat the broadcast copy (as in
+        # `numpy.tile`'s last pass); (50, 2, 4) x (3, 1, 1000) float64: 177 us against 778
+        outer = plan._replace(
+            reps=(*reps[:last], 1, *reps[last + 1 :]),
+            out_shape=(*out_shape[:last], shape[last], *out_shape[last + 1 :]),
+            size=size // reps[last],
+        )
+        first = _copier(outer, dtype, strides)
+        r = reps[last]
+        return lambda a: np.asarray(first(a)).reshape(-1, run).repeat(r, 0).reshape(out_shape)
     if (
         size * itemsize >= SMALL_BYTES
         and run > 1
