@@ -118,8 +118,8 @@ def _double(x: Array, plan: Plan, _run_bytes: int, /, out: Array | None = None) 
     t: torch.Tensor = x  # type: ignore[assignment]
     if type(t) is not torch.Tensor or _tracked(t):
         return None
-    if _words(t, plan) is not None:
-        return None  # one integer per block copies faster
+    if out is None and _words(t, plan) is not None:
+        return None  # one integer per block copies faster (into a fresh tensor)
     shape, reps = plan.shape, plan.reps
     o: torch.Tensor = torch.empty(plan.out_shape, dtype=t.dtype) if out is None else out  # type: ignore[assignment]
     filled = list(shape)
