@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._agnostic import short_run, stage_plans, view_shapes
+from .._lib._helpers import chain
 from .._lib._tuning import (
     LONG_RUN_BYTES,
     MAX_DIMS,
@@ -195,16 +196,7 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     first, *rest = [*levels, final]
     steps = [_copier(first, dtype, a.reshape(plan.shape).strides)]
     steps += [_copier(p, dtype, _c_strides(p.shape, itemsize)) for p in rest]
-    if len(steps) == 1:
-        return steps[0]
-
-    def tile(a: Array) -> Array:  # numpydoc ignore=PR01,RT01
-        """The staging levels, then the final copy."""
-        for step in steps:
-            a = step(a)
-        return a
-
-    return tile
+    return chain(steps)
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int, /) -> tuple[int, ...]:

@@ -14,6 +14,7 @@ import torch
 from torch.autograd.forward_ad import unpack_dual
 
 from .._agnostic import short_run, stage_plans, view_shapes
+from .._lib._helpers import chain
 from .._lib._tuning import LONG_RUN_BYTES, SMALL_BYTES
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
@@ -52,7 +53,7 @@ class _Words(NamedTuple):
     plan: Plan  # the tile of the integers
 
     def view(self, t: torch.Tensor, /) -> torch.Tensor:  # numpydoc ignore=PR01,RT01
-        """`t`'s blocks as integers."""
+        """View `t`'s blocks as integers."""
         return t.reshape(self.blocks).view(self.dtype)
 
 
@@ -173,16 +174,7 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     steps += [_copier(p, contiguous=True) for p in rest]
     if final.run * itemsize in _WORDS and final.run > 1 and t.is_cpu:
         steps[-1] = _word_copier(final, steps[-1])
-    if len(steps) == 1:
-        return steps[0]
-
-    def tile(a: Array) -> Array:  # numpydoc ignore=PR01,RT01
-        """The staging levels, then the final copy."""
-        for step in steps:
-            a = step(a)
-        return a
-
-    return tile
+    return chain(steps)
 
 
 def _word_copier(plan: Plan, copy: Callable[[Array], Array], /) -> Callable[[Array], Array]:

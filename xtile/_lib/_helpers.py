@@ -3,7 +3,7 @@
 import math
 import operator
 import reprlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from array_api_compat import is_lazy_array, is_writeable_array
@@ -327,3 +327,19 @@ def check_out(
     if (there := _compat.device(out)) != (here := _compat.device(x)):
         msg = f"{op}: `out` is on device {there}; the input is on device {here}."
         raise ValueError(msg)
+
+
+def chain(
+    steps: Sequence[Callable[[Array], Array]], /
+) -> Callable[[Array], Array]:  # numpydoc ignore=PR01,RT01
+    """The call of `steps` one after the other: a cached tile's staging levels, then its copy."""
+    if len(steps) == 1:
+        return steps[0]
+
+    def run(a: Array) -> Array:  # numpydoc ignore=PR01,RT01
+        """Each step on the result of the one before."""
+        for step in steps:
+            a = step(a)
+        return a
+
+    return run
