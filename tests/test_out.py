@@ -40,11 +40,16 @@ def _out(xp: Any, make: Any, shape: tuple[int, ...], dtype: Any, layout: str) ->
 @pytest.mark.parametrize(("shape", "reps"), CASES, ids=str)
 @pytest.mark.parametrize("layout", ["C", "transposed", "strided"])
 @pytest.mark.parametrize("dtype", ["int8", "float32", "complex128"])
+@pytest.mark.parametrize("x_layout", ["C", "transposed"])
 def test_writes_into_out(
     library: Backend, xp: Any, make: Any, all_dtypes: Any, shape: Any, reps: Any,
-    layout: str, dtype: str,
+    layout: str, dtype: str, x_layout: str,
 ) -> None:  # fmt: skip
-    x = make(arange(shape), all_dtypes[dtype])
+    if x_layout == "transposed":  # a non-contiguous input of `shape`
+        x = make(arange(shape[::-1]), all_dtypes[dtype])
+        x = xp.permute_dims(x, tuple(reversed(range(len(shape)))))
+    else:
+        x = make(arange(shape), all_dtypes[dtype])
     out_shape = xtile.tile_shape(shape, reps)
     out = _out(xp, make, out_shape, all_dtypes[dtype], layout)
     if not library.mutable:

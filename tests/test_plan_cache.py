@@ -32,7 +32,7 @@ def test_a_repeated_call_runs_the_cached_plan() -> None:
 
 
 @pytest.mark.parametrize(
-    "reps", [(2.0, 2), (True, 2), [2, 2], np.asarray([2, 2]), (np.int64(2), 2), 2.0]
+    "reps", [(2.0, 2), (True, 2), [2.0, 2], np.asarray([2, 2]), (np.int64(2), 2), 2.0]
 )
 def test_only_int_repeats_are_looked_up(reps: Any) -> None:
     """Repeats of equal hash but another type (2.0, True) are validated as ever."""
@@ -43,6 +43,17 @@ def test_only_int_repeats_are_looked_up(reps: Any) -> None:
     if isinstance(reps, float) or any(isinstance(r, (bool, float)) for r in np.ravel(reps)):
         with pytest.raises(TypeError, match="repeats"):
             xtile.tile(x, reps)
+
+
+def test_a_list_of_ints_is_looked_up() -> None:
+    x = np.arange(6.0).reshape(2, 3)
+    xtile.tile(x, [2, 2])
+    again = _core.recall(x, [2, 2])
+    assert again is not None
+    np.testing.assert_array_equal(again, np.tile(x, (2, 2)))
+    assert len(_core._PLANS) == 1
+    xtile.tile(x, (2, 2))  # the same plan: not planned again
+    assert len(_core._PLANS) == 1
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from ._lib._tuning import (
     SMALL_ELEMENTS,
     STAGE_MAX_BYTES,
 )
-from ._lib._typing import Array, ArrayNamespace, Copy, FastPath, Plan, Shape
+from ._lib._typing import Array, ArrayNamespace, FastPath, Plan, Shape
 
 __all__ = [
     "STANDARD",
@@ -35,9 +35,8 @@ __all__ = [
     "copy",
     "fit_rank",
     "short_run",
-    "stage",
     "stage_cuts",
-    "stage_plans",
+    "staging",
     "tile",
     "view_shapes",
 ]
@@ -56,16 +55,14 @@ def tile(
 ) -> Array:  # numpydoc ignore=PR01,RT01
     """The tile of `x` by `plan` (into `out`), with the pieces of `fast` where it has them."""
     copy_ = fast.copy or copy
+    # checked before the element size is looked up, which costs a tenth of a small tile
     if fast.stage_itemsize is not None and plan.size >= SMALL_ELEMENTS:
         itemsize = fast.stage_itemsize(x)
-        # long runs are copied at memory speed as they are (checked first: it is cheap)
-        if (
-            itemsize
-            and plan.size * itemsize >= SMALL_BYTES
-            and plan.run * itemsize < LONG_RUN_BYTES
-        ):
-            x, plan = stage(x, plan, itemsize, copy_, xp)
-            if fast.double is not None and (run := short_run(plan, itemsize)):
+        if itemsize:
+            levels, plan, run = staging(plan, itemsize)
+            for level in levels:
+                x = copy_(x, level, xp)
+            if run and fast.double is not None:
                 doubled = fast.double(x, plan, run, out)
                 if doubled is not None:
                     return doubled
@@ -150,20 +147,23 @@ def fit_rank(
     return x, plan._replace(shape=tuple(x.shape), reps=tuple(reps))
 
 
-def stage(
-    x: Array, plan: Plan, itemsize: int, copy: Copy, xp: ArrayNamespace, /
-) -> tuple[Array, Plan]:  # numpydoc ignore=PR01,RT01
-    """Tile the inner axes level by level, per `stage_cuts`; the plan left to do."""
-    levels, rest = stage_plans(plan, itemsize)
-    for level in levels:
-        x = copy(x, level, xp)
-    return x, rest
-
-
-def stage_plans(
+def staging(
     plan: Plan, itemsize: int, /
-) -> tuple[list[Plan], Plan]:  # numpydoc ignore=PR01,RT01
-    """The plans of `stage`'s levels, innermost first, and of the copy left to do."""
+) -> tuple[list[Plan], Plan, int]:  # numpydoc ignore=PR01,RT01
+    """
+    How a tile that may stage is written: its steps, planned, without running them.
+
+    The staging levels (innermost first, per `stage_cuts`), the plan of the final
+    copy, and its run in bytes where block doubling may replace that copy (0: none,
+    `short_run`). Small outputs and long runs are one copy as they are. The full
+    tile runs these steps; a backend's cached plan (`FastPath.compile`) reuses them.
+    """
+    if (
+        plan.size < SMALL_ELEMENTS
+        or plan.size * itemsize < SMALL_BYTES
+        or plan.run * itemsize >= LONG_RUN_BYTES
+    ):
+        return [], plan, 0
     shape, reps = plan.shape, plan.reps
     done = len(shape)
     levels = []
@@ -172,9 +172,9 @@ def stage_plans(
         staged = tuple(map(operator.mul, shape, inner))
         levels.append(Plan(shape, inner, staged, math.prod(staged)))
         shape, done = staged, a
-    if not levels:
-        return levels, plan
-    return levels, plan._replace(shape=shape, reps=reps[:done] + (1,) * (len(shape) - done))
+    if levels:
+        plan = plan._replace(shape=shape, reps=reps[:done] + (1,) * (len(shape) - done))
+    return levels, plan, short_run(plan, itemsize)
 
 
 def stage_cuts(plan: Plan, itemsize: int, /) -> Shape:  # numpydoc ignore=PR01,RT01

@@ -27,17 +27,17 @@ def recall(x: Array, repeats: object, /) -> Array | None:  # numpydoc ignore=PR0
     """
     The tile of `x` by a plan cached for its layout and `repeats`; None if none is.
 
-    Only for an int or a tuple of ints (no other type of equal hash, such as
-    ``2.0`` or ``True``, which `xtile.tile` refuses), so that a cached plan is one
-    that validated these very repeats.
+    Only for an int or a tuple or list of ints (no other type of equal hash, such
+    as ``2.0`` or ``True``, which `xtile.tile` refuses), so that a cached plan is
+    one that validated these very repeats.
     """
     layout = _LAYOUTS.get(type(x))
     if layout is None:
         return None
     if type(repeats) is int:
         reps: object = (repeats,)
-    elif type(repeats) is tuple and all(type(r) is int for r in repeats):
-        reps = repeats
+    elif isinstance(repeats, tuple | list) and all(type(r) is int for r in repeats):
+        reps = tuple(repeats)
     else:
         return None
     key = layout(x)
@@ -95,7 +95,7 @@ def _remember(
 ) -> None:
     """Cache the plan of a tile that just succeeded, keyed by `x`'s `layout` and `reps`."""
     key = layout(x)
-    if key is None:
+    if key is None or (type(x), key, reps) in _PLANS:  # cached under repeats `recall` skips
         return
     _LAYOUTS.setdefault(type(x), layout)
     run = fast.compile(x, p) if fast.compile is not None else None

@@ -14,14 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from .._agnostic import short_run, stage_plans, view_shapes
+from .._agnostic import staging, view_shapes
 from .._lib._helpers import chain
 from .._lib._tuning import (
     LONG_RUN_BYTES,
     MAX_DIMS,
     NUMPY_WORD_RUNS,
     SMALL_BYTES,
-    SMALL_ELEMENTS,
     STAGE_MAX_BYTES,
 )
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
@@ -50,19 +49,13 @@ def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /, out: Array | None = None
     o: np.ndarray[Any, Any] = out  # type: ignore[assignment]
     if o.flags.c_contiguous:
         _copier(plan, a.dtype, a.strides, into=True)(a, o)
-    else:
-        spread, _ = view_shapes(plan.shape, plan.reps)
-        np.copyto(_split(o, plan), a.reshape(spread))
+    else:  # its view of the broadcast shape: each axis of a pair split in two
+        spread, view_shape = view_shapes(plan.shape, plan.reps)
+        strides: list[int] = []
+        for d, r, st in zip(plan.shape, plan.reps, o.strides, strict=True):
+            strides += (d * st, st) if d != 1 != r else (st,)
+        np.copyto(np.lib.stride_tricks.as_strided(o, view_shape, strides), a.reshape(spread))
     return o
-
-
-def _split(out: np.ndarray[Any, Any], plan: Plan, /) -> np.ndarray[Any, Any]:
-    """`out`'s view of the broadcast shape ``(r0, d0, r1, d1, ...)``: each axis split."""
-    _, view_shape = view_shapes(plan.shape, plan.reps)
-    strides: list[int] = []
-    for d, r, st in zip(plan.shape, plan.reps, out.strides, strict=True):
-        strides += (d * st, st) if d != 1 != r else (st,)
-    return np.lib.stride_tricks.as_strided(out, view_shape, strides)
 
 
 def _copier(
@@ -182,17 +175,9 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     dtype, itemsize = a.dtype, a.dtype.itemsize
     if 2 * len(plan.shape) > MAX_DIMS:
         return None
-    levels: list[Plan] = []
-    final = plan
-    if (
-        plan.size >= SMALL_ELEMENTS
-        and plan.size * itemsize >= SMALL_BYTES
-        and plan.run * itemsize < LONG_RUN_BYTES
-    ):
-        levels, final = stage_plans(plan, itemsize)
-        run_bytes = short_run(final, itemsize)
-        if run_bytes and _doubling_pays(dtype, run_bytes):
-            return None
+    levels, final, run_bytes = staging(plan, itemsize)
+    if run_bytes and _doubling_pays(dtype, run_bytes):
+        return None
     first, *rest = [*levels, final]
     steps = [_copier(first, dtype, a.reshape(plan.shape).strides)]
     steps += [_copier(p, dtype, _c_strides(p.shape, itemsize)) for p in rest]

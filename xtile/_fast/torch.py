@@ -8,14 +8,12 @@ the output, as onnxruntime does. GPUs and ``torch.compile`` keep the one copy.
 """
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 import torch
 from torch.autograd.forward_ad import unpack_dual
 
-from .._agnostic import short_run, stage_plans, view_shapes
+from .._agnostic import staging, view_shapes
 from .._lib._helpers import chain
-from .._lib._tuning import LONG_RUN_BYTES, SMALL_BYTES
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
@@ -30,40 +28,24 @@ def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /, out: Array | None = None
     strides: its view of the broadcast shape only splits axes, always a view.
     """
     t: torch.Tensor = x  # type: ignore[assignment]
-    shape, reps, out_shape, _ = plan
+    shape, reps = plan.shape, plan.reps
     if not shape:  # 0-D: PyTorch's methods need at least one size
         return t.clone() if out is None else out.copy_(t)  # type: ignore[attr-defined]
-    if out is None and (words := _words(t, plan)) is not None:
-        word_copy = _copier(words.plan, contiguous=True)
-        return word_copy(words.view(t)).view(t.dtype).view(*out_shape)  # type: ignore[attr-defined,no-any-return]
+    if out is None:
+        return _final_copier(plan, t, contiguous=t.is_contiguous())(t)
     spread, view_shape = view_shapes(shape, reps)
-    view = t.view(*spread).expand(*view_shape)
-    if out is not None:
-        o: torch.Tensor = out  # type: ignore[assignment]
-        o.view(*view_shape).copy_(view)
-        return o
-    return view.clone(memory_format=torch.contiguous_format).view(*out_shape)
-
-
-class _Words(NamedTuple):
-    """A tensor's blocks after its last repeated axis, viewed as one integer each."""
-
-    blocks: tuple[int, ...]  # the shape with the block as the last axis
-    dtype: torch.dtype  # the integer of the block's size
-    plan: Plan  # the tile of the integers
-
-    def view(self, t: torch.Tensor, /) -> torch.Tensor:  # numpydoc ignore=PR01,RT01
-        """View `t`'s blocks as integers."""
-        return t.reshape(self.blocks).view(self.dtype)
+    o: torch.Tensor = out  # type: ignore[assignment]
+    o.view(*view_shape).copy_(t.view(*spread).expand(*view_shape))
+    return o
 
 
 # the integers a block of 2, 4 or 8 bytes is copied as
 _WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
-def _words(t: torch.Tensor, plan: Plan, /) -> _Words | None:
+def _words(t: torch.Tensor, plan: Plan, /) -> torch.Tensor | None:
     """
-    The blocks of a plain tensor after its last repeated axis as integers, or None.
+    The blocks of a plain tensor after its last repeated axis viewed as integers, or None.
 
     Where such a block is 2, 4 or 8 bytes of several elements, the copy moves one
     integer per block, not each element: a one-element broadcast is then a fill
@@ -87,7 +69,7 @@ def _words(t: torch.Tensor, plan: Plan, /) -> _Words | None:
         expected *= d
     if t.storage_offset() % run or any(st % run for st in strides[:last]):
         return None  # the integer view needs the blocks aligned to its size
-    return _Words((*shape[:last], run), dtype, _word_plan(plan))
+    return t.reshape(*shape[:last], run).view(dtype)  # a view: the block is contiguous
 
 
 def _word_plan(plan: Plan, /) -> Plan:
@@ -163,18 +145,24 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     """
     t: torch.Tensor = x  # type: ignore[assignment]
     itemsize = t.element_size()
-    levels: list[Plan] = []
-    final = plan
-    if t.is_cpu and plan.size * itemsize >= SMALL_BYTES and plan.run * itemsize < LONG_RUN_BYTES:
-        levels, final = stage_plans(plan, itemsize)
-        if short_run(final, itemsize):
-            return None
-    first, *rest = [*levels, final]
-    steps = [_copier(first, contiguous=t.is_contiguous())]
-    steps += [_copier(p, contiguous=True) for p in rest]
-    if final.run * itemsize in _WORDS and final.run > 1 and t.is_cpu:
-        steps[-1] = _word_copier(final, steps[-1])
+    levels, final, run_bytes = staging(plan, itemsize) if t.is_cpu else ([], plan, 0)
+    if run_bytes:
+        return None
+    contiguous = t.is_contiguous()
+    steps = []
+    for level in levels:
+        steps.append(_copier(level, contiguous=contiguous))
+        contiguous = True  # each level's output is a fresh tensor
+    steps.append(_final_copier(final, t, contiguous=contiguous))
     return chain(steps)
+
+
+def _final_copier(plan: Plan, t: torch.Tensor, /, *, contiguous: bool) -> Callable[[Array], Array]:
+    """`_copier`, with the integer copy of `_words` where blocks of `t`'s kind may allow it."""
+    copy = _copier(plan, contiguous=contiguous)
+    if t.is_cpu and plan.run > 1 and plan.run * t.element_size() in _WORDS:
+        return _word_copier(plan, copy)
+    return copy
 
 
 def _word_copier(plan: Plan, copy: Callable[[Array], Array], /) -> Callable[[Array], Array]:
@@ -188,7 +176,7 @@ def _word_copier(plan: Plan, copy: Callable[[Array], Array], /) -> Callable[[Arr
         words = _words(t, plan)
         if words is None:
             return copy(a)
-        tiled: torch.Tensor = words_copy(words.view(t))  # type: ignore[assignment]
+        tiled: torch.Tensor = words_copy(words)  # type: ignore[assignment]
         return tiled.view(t.dtype).view(*out_shape)
 
     return word_copy
