@@ -37,6 +37,7 @@ __all__ = [
     "short_run",
     "stage_cuts",
     "staging",
+    "symbolic_tile",
     "tile",
     "view_shapes",
 ]
@@ -98,6 +99,73 @@ def broadcast_view(
     spread, view_shape = view_shapes(plan.shape, plan.reps)
     view: Array = xp.broadcast_to(xp.reshape(x, spread), view_shape)
     return view
+
+
+def symbolic_tile(
+    x: Array, reps: Shape, dims: Array, xp: ArrayNamespace, /
+) -> Array:  # numpydoc ignore=PR01,RT01
+    """
+    The tile of a lazy `x` with unknown (None) dimensions, whose runtime shape is `dims`.
+
+    The same view chain, its broadcast shape an int64 array built from `dims`; the
+    length-1 axes inserted by indexing and the final reshape's target given with -1
+    for the one unknown dimension, so that the library infers every dimension
+    `xtile.tile_shape` knows. A reshape cannot say that of two unknown dimensions,
+    nor -1 of an empty output: those outputs are built by concatenation instead.
+    """
+    lead = len(reps) - x.ndim
+    if lead > 0:
+        x = x[(None,) * lead + (...,)]
+    reps = (1,) * (x.ndim - len(reps)) + reps
+    shape = tuple(x.shape)
+    known = [
+        0 if r == 0 else None if d is None else d * r for d, r in zip(shape, reps, strict=True)
+    ]
+    if 0 in known or known.count(None) > 1:
+        return _concat_tile(x, reps, xp)
+    device, offset = _compat.device(x), max(lead, 0)
+    index: list[slice | None] = []  # a length-1 axis before each pair
+    view: list[Array] = []
+    for i, (d, r) in enumerate(zip(shape, reps, strict=True)):
+        length = (
+            dims[i - offset : i - offset + 1]
+            if d is None
+            else xp.asarray([d], dtype=xp.int64, device=device)
+        )
+        if d != 1 != r:
+            index += (None, slice(None))
+            view += (xp.asarray([r], dtype=xp.int64, device=device), length)
+        else:
+            index.append(slice(None))
+            view.append(length * r)
+    broadcast = xp.broadcast_to(x[tuple(index)], xp.concat(view))
+    tiled: Array = xp.reshape(broadcast, tuple(-1 if d is None else d for d in known), copy=True)
+    return tiled
+
+
+def _concat_tile(x: Array, reps: Shape, xp: ArrayNamespace, /) -> Array:
+    """
+    The tile of `x` by concatenation, doubling along each axis.
+
+    For the outputs `symbolic_tile` cannot reshape to. A repeat of 0 takes no
+    index of its axis, which makes the axis known to be empty.
+    """
+    tiled = x
+    for axis, r in enumerate(reps):
+        if r == 0:
+            none = xp.asarray([], dtype=xp.int64, device=_compat.device(x))
+            tiled = xp.take(tiled, none, axis=axis)
+            continue
+        parts, left = [], r
+        while left:
+            if left & 1:
+                parts.append(tiled)
+            left >>= 1
+            if left:
+                tiled = xp.concat([tiled, tiled], axis=axis)
+        tiled = xp.concat(parts, axis=axis) if len(parts) > 1 else parts[0]
+    copied: Array = xp.asarray(x, copy=True) if tiled is x else tiled
+    return copied
 
 
 def view_shapes(shape: Shape, reps: Shape, /) -> tuple[Shape, Shape]:  # numpydoc ignore=PR01,RT01

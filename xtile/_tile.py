@@ -52,7 +52,9 @@ def tile(
     ------
     TypeError
         If `x` is not an array, if `repeats` holds a non-integer or is an array
-        of non-integer dtype, if `repeats` is traced under ``jax.jit``,
+        of non-integer dtype, if `repeats` is traced under ``jax.jit`` or is a
+        lazy array without values, if `x` has unknown dimensions its library
+        cannot give at run time (Dask's nan),
         or if `out` is not a writable array of `x`'s library and dtype (JAX and
         Dask arrays are immutable or lazy), or autograd tracks it or `x`.
     ValueError
@@ -71,6 +73,10 @@ def tile(
     ``output.shape[i] == promoted_shape[i] * promoted_repeats[i]``. Repeats of 0
     and axes of size 0 give empty axes. Unlike `numpy.tile`, a negative repeat
     is an error even where the input is empty.
+
+    A lazy `x` with unknown (None) dimensions whose library gives its runtime
+    shape as an array (ndonnx) gives a lazy result whose shape is
+    ``tile_shape(x.shape, repeats)``; the repeats must still be static.
 
     Examples
     --------

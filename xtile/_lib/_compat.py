@@ -24,6 +24,7 @@ __all__ = [
     "is_jax_array",
     "is_lazy_array",
     "library",
+    "runtime_shape",
 ]
 
 
@@ -105,3 +106,17 @@ def library(xp: ModuleType) -> str:  # numpydoc ignore=PR01,RT01
 def device(x: Any) -> Any:  # numpydoc ignore=PR01,RT01
     """The device of `x` (NumPy and Dask arrays lack a ``.device`` before NumPy 2)."""
     return array_api_compat.device(x)
+
+
+def runtime_shape(x: Any) -> Array | None:  # numpydoc ignore=PR01,RT01
+    """
+    The shape of lazy `x` as a 1-D int64 array, where a dimension is unknown (None).
+
+    None where every dimension is known, or where `x`'s library gives no such array
+    (Dask's unknown sizes are nan). ndonnx gives ``dynamic_shape``, and its
+    `reshape` and `broadcast_to` take shapes as such arrays.
+    """
+    if all(d is not None for d in x.shape):
+        return None
+    shape: Array | None = getattr(x, "dynamic_shape", None)
+    return shape

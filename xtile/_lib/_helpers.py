@@ -107,10 +107,18 @@ def _array_ints(
         raise TypeError(msg)
     if _compat.library(xp) == "dask":
         a = a.compute()  # type: ignore[attr-defined]  # one graph evaluation, not one per element
-    if a.ndim == 0:
-        return (int(a),), 0
-    # `tolist` is one transfer from any device; array-api-strict lacks it
-    values = a.tolist() if hasattr(a, "tolist") else [int(a[i]) for i in range(a.shape[0])]
+    try:
+        if a.ndim == 0:
+            return (int(a),), 0
+        # `tolist` is one transfer from any device; array-api-strict and ndonnx lack it
+        values = a.tolist() if hasattr(a, "tolist") else [int(a[i]) for i in range(a.shape[0])]
+    except (TypeError, ValueError) as e:  # a lazy array with no value (an ndonnx argument)
+        msg = (
+            f"{op}: `{name}` must be static (concrete), since it sets the output shape; "
+            f"got a lazy {type(a).__name__} of shape {tuple(a.shape)} that holds no values "
+            f"({e}). Pass Python ints."
+        )
+        raise TypeError(msg) from e
     return tuple(int(v) for v in values), 1
 
 
