@@ -15,7 +15,7 @@ from .._lib._typing import FastPath
 __all__ = ["LIBRARIES", "lookup"]
 
 # the libraries (`xtile._lib._compat.library`) with a module here, of the same name
-LIBRARIES = frozenset({"numpy", "torch", "jax", "dask", "array_api_strict"})
+LIBRARIES = frozenset({"numpy", "torch", "jax", "dask", "array_api_strict", "sparse"})
 _LOADED: dict[str, FastPath | None] = {}
 
 
@@ -41,6 +41,8 @@ def _import(library: str, /) -> ModuleType | None:
         from . import dask as module  # type: ignore[no-redef]
     elif library == "array_api_strict":
         from . import array_api_strict as module  # type: ignore[no-redef]
+    elif library == "sparse":
+        from . import sparse as module  # type: ignore[no-redef]
     else:
         return None
     return module

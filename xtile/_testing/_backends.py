@@ -45,6 +45,8 @@ class Backend(Enum):
     DASK = "dask.array"
     DASK_CHUNKED = "dask.array:chunked"
     CUPY = "cupy"
+    NDONNX = "ndonnx"
+    SPARSE = "sparse"
 
     @property
     def modname(self) -> str:  # numpydoc ignore=RT01
@@ -60,6 +62,15 @@ class Backend(Enum):
     def mutable(self) -> bool:  # numpydoc ignore=RT01
         """Whether its arrays can be written in place, and so could alias `x`."""
         return self.modname in {"numpy", "array_api_strict", "torch", "cupy"}
+
+    @property
+    def max_rank(self) -> int:  # numpydoc ignore=RT01
+        """
+        The highest rank its arrays take through tiling and back to NumPy.
+
+        pydata sparse indexes by one NumPy index array per axis, at most 63.
+        """
+        return 63 if self is Backend.SPARSE else 64
 
     def load(self) -> tuple[ArrayNamespace, Any]:
         """
@@ -210,7 +221,8 @@ def dtypes(xp: ArrayNamespace, backend: Backend) -> dict[str, Any]:
         Dtype name to dtype: the standard's dtypes, plus float16 and bfloat16
         where the backend has them, and NumPy's text and object dtypes.
     """
-    out: dict[str, Any] = dict(xp.__array_namespace_info__().dtypes())
+    # `kind=None` given: ndonnx has no default for it
+    out: dict[str, Any] = dict(xp.__array_namespace_info__().dtypes(kind=None))
     mod = importlib.import_module(backend.modname)
     if backend.modname.startswith("array_api_strict"):
         return out
@@ -265,6 +277,10 @@ def to_numpy(a: Any) -> Any:
         return np.asarray(a.compute())
     if type(a).__module__.startswith("cupy"):
         return a.get()
+    if _compat.library(xp) == "ndonnx":
+        return a.unwrap_numpy().copy()
+    if _compat.library(xp) == "sparse":
+        return a.todense()
     if type(a).__module__.startswith("array_api_strict"):
         a = xp.asarray(a, device=xp.__array_namespace_info__().default_device())
         return np.from_dlpack(a).copy()
