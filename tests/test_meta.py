@@ -1,0 +1,72 @@
+"""
+The path of a device array, shown where no GPU is: PyTorch's ``meta`` device.
+
+A CuPy array has no fast path (``xtile._fast``), so it takes the standard-only tile:
+views, then one copy on its device, never staging (host memory only) nor a transfer
+to the host. PyTorch's ``meta`` tensors have shapes and dtypes but no data, so any
+host transfer or read of values would fail on them: run through the same standard
+path ("standard") and PyTorch's own ("fast"), every operation that reaches PyTorch
+is recorded, and must be views plus exactly one copy.
+"""
+
+from typing import Any
+
+import pytest
+
+import xtile
+import xtile._fast
+
+torch = pytest.importorskip("torch")
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("impl")  # PyTorch's fast path, then the standard tile
+
+VIEWS = {"aten.view.default", "aten.expand.default", "aten._unsafe_view.default"}
+COPIES = {"aten.clone.default", "aten.copy_.default"}
+CASES = [
+    ((1000, 3), (4, 4)),
+    ((1000, 1), (1, 4000)),  # a broadcast: one fill
+    ((2, 3, 4, 5), (10, 10, 10, 10)),  # staged on the CPU
+    ((100, 100, 3), (10, 10, 10)),  # block doubling on the CPU
+    ((10**6, 10**3), (10, 10)),  # 400 GB: meta tensors allocate nothing
+    ((2, 3), (1, 1)),
+    ((3,), (2, 1, 2)),
+]
+
+
+class _Record(TorchDispatchMode):
+    """Every ATen operation run while active."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: list[str] = []
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        self.ops.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+def test_cupy_takes_the_standard_tile() -> None:
+    assert xtile._fast.lookup("cupy") is None
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "complex128", "bool"])
+@pytest.mark.parametrize(("shape", "reps"), CASES, ids=str)
+def test_meta_views_then_one_copy(shape: Any, reps: Any, dtype: str) -> None:
+    x = torch.empty(shape, dtype=getattr(torch, dtype), device="meta")
+    with _Record() as record:
+        y = xtile.tile(x, reps)
+    assert y.device.type == "meta"
+    assert y.dtype == x.dtype
+    assert tuple(y.shape) == xtile.tile_shape(shape, reps)
+    copies = [op for op in record.ops if op in COPIES]
+    assert len(copies) == 1, record.ops
+    assert set(record.ops) <= VIEWS | COPIES, record.ops
+
+
+def test_meta_non_contiguous() -> None:
+    x = torch.empty((300, 200), device="meta").T[:, ::2]
+    with _Record() as record:
+        y = xtile.tile(x, (3, 2))
+    assert y.shape == (600, 300)
+    assert [op for op in record.ops if op not in VIEWS] == ["aten.clone.default"], record.ops
