@@ -194,17 +194,17 @@ def view_shapes(shape: Shape, reps: Shape, /) -> tuple[Shape, Shape]:  # numpydo
 
 
 def fit_rank(
-    x: Array, plan: Plan, xp: ArrayNamespace, /
+    x: Array, plan: Plan, xp: ArrayNamespace, /, max_dims: int = MAX_DIMS
 ) -> tuple[Array, Plan]:  # numpydoc ignore=PR01,RT01
     """
-    Tile axes one at a time, by concatenation, until the view's rank fits `MAX_DIMS`.
+    Tile axes one at a time, by concatenation, until the view's rank fits `max_dims`.
 
     Only for ranks above ``MAX_DIMS // 2`` with many repeated axes: each axis tiled
     so costs an intermediate array, so the smallest repeats go first.
     """
     shape, reps = plan.shape, list(plan.reps)
     paired = sorted((r, i) for i, (d, r) in enumerate(zip(shape, reps, strict=True)) if d != 1 != r)
-    excess = len(shape) + len(paired) - MAX_DIMS
+    excess = len(shape) + len(paired) - max_dims
     if excess <= 0:
         return x, plan
     if x.ndim != len(shape):

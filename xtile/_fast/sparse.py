@@ -1,17 +1,29 @@
 """
 The pydata sparse path: formats other than COO are tiled as COO, then converted back.
 
-Not a measurement but a limit: only COO has `broadcast_to`, which the view chain
-needs (GCXS, CSR, CSC and DOK raise). The standard-only tile of a COO array keeps
-it sparse: the broadcast and the reshape move coordinates, so the memory is the
-non-zeros times the repeats, never the dense size.
+Not measurements but limits: only COO has `broadcast_to`, which the view chain
+needs (GCXS, CSR, CSC and DOK raise), and a COO array sorts its coordinates with
+`numpy.ravel_multi_index`, which takes at most 63 axes, so the view has at most 63.
+The standard-only tile of a COO array keeps it sparse: the broadcast and the
+reshape move coordinates, so the memory is the non-zeros times the repeats, never
+the dense size.
 """
 
 from collections.abc import Callable
 
-from .._lib._typing import Array, FastPath
+from .._agnostic import fit_rank
+from .._agnostic import tile as standard_tile
+from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
+
+MAX_VIEW_DIMS = 63  # numpy.ravel_multi_index: "too many dimensions" from 64
+
+
+def _tile(x: Array, plan: Plan, xp: ArrayNamespace, /) -> Array:
+    """The standard-only tile, some axes concatenated first where the view passes 63 axes."""
+    x, plan = fit_rank(x, plan, xp, MAX_VIEW_DIMS)
+    return standard_tile(x, plan, xp)
 
 
 def _unwrap(x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | None:
@@ -33,4 +45,4 @@ def _unwrap(x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | Non
     return (x.asformat("coo"),), rebuild  # type: ignore[attr-defined]
 
 
-FAST_PATH = FastPath(unwrap=_unwrap)
+FAST_PATH = FastPath(tile=_tile, unwrap=_unwrap)
