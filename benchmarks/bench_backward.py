@@ -10,7 +10,12 @@ Usage::
 """
 
 import argparse
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,13 +33,35 @@ CASES = [
 ]
 
 
+@contextlib.contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """
+    Send what C++ code writes to the process's stderr to /dev/null.
+
+    PyTorch's profiler (Kineto) prints ``USDT: ... profiler_start`` lines there at each
+    start and stop, which no environment variable turns off; they broke the table.
+    """
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with Path(os.devnull).open("w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def torch_backward_bytes(tile: Any, x: Any, reps: Any, grad_out: Any) -> int:
     """Bytes the PyTorch CPU allocator hands out during one backward of `tile`."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
     y = tile(x, reps)
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    with (
+        _native_stderr_silenced(),
+        profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof,
+    ):
         torch.autograd.grad(y, x, grad_out)
     return sum(max(e.self_cpu_memory_usage, 0) for e in prof.events())
 

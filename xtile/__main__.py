@@ -2,9 +2,9 @@
 ``python -m xtile``: check xtile against `numpy.tile` and each backend's own tile, here.
 
 Runs the specifications' examples and random cases on every installed backend
-and device, prints one row per (backend, device), and exits non-zero on any
-mismatch. Needs NumPy, the reference. ``python -m xtile bench`` runs the
-benchmark suite instead.
+and device, and the ONNX and OpenVINO layers against onnxruntime and OpenVINO,
+prints one row each, and exits non-zero on any mismatch. Needs NumPy, the
+reference. ``python -m xtile bench`` runs the benchmark suite instead.
 """
 
 import argparse
@@ -14,7 +14,14 @@ from typing import Any
 
 import xtile
 
-from ._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, _fuzz, dtypes
+from ._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, _fuzz, _oracles, dtypes
+
+_LEGEND = """\
+columns: dtypes = the dtypes drawn from; cases = the specifications' examples plus N
+random cases (ranks 0-64, six memory layouts, every form of repeats); failures = cases
+whose result differs, bit for bit, from numpy.tile or the backend's own tile (for the
+layers: from the runtime's Tile); a failing case is printed above the table with its
+smallest failing form."""
 
 
 def _check_backend(backend: Backend, n: int, seed: int) -> dict[str, Any]:
@@ -31,7 +38,7 @@ def _check_backend(backend: Backend, n: int, seed: int) -> dict[str, Any]:
         _fuzz.Case(shape, e.repeats, names[0], "C", "tuple")
         for shape, e in zip(shapes, SPEC_EXAMPLES, strict=True)
     ]
-    cases += [_fuzz.draw(rng, names) for _ in range(n)]
+    cases += [_fuzz.draw(rng, names, backend.max_rank) for _ in range(n)]
     row: dict[str, Any] = {"cases": 0, "failures": 0, "dtypes": len(names)}
     for i, case in enumerate(cases):
         row["cases"] += 1
@@ -68,10 +75,26 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["bench"]:
         return _bench(argv[1:])
-    parser = argparse.ArgumentParser(prog="python -m xtile", description=__doc__)
-    parser.add_argument("--cases", type=int, default=300, help="random cases per backend")
+    parser = argparse.ArgumentParser(
+        prog="python -m xtile",
+        usage="%(prog)s [-h] [--cases N] [--seed S]\n       %(prog)s bench [-h] [--quick] ...",
+        description=(
+            "Check xtile against numpy.tile and each backend's own tile on every installed "
+            "backend and device, and the ONNX and OpenVINO layers against onnxruntime and "
+            "OpenVINO; exit 1 on any mismatch. 'python -m xtile bench --help': the benchmarks."
+        ),
+        epilog=_LEGEND,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument(
-        "--seed", type=int, default=None, help="the seed of the cases (default: a new one)"
+        "--cases", type=int, default=300, metavar="N", help="random cases per backend (300)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="the seed of the random cases, to replay a run (default: a new one, printed)",
     )
     args = parser.parse_args(argv)
     seed = secrets.randbits(32) if args.seed is None else args.seed
@@ -93,6 +116,19 @@ def main(argv: list[str] | None = None) -> int:
             f"{backend.value:<26}{row['device']:<22}{row['dtypes']:>7}{row['cases']:>7}"
             f"{row['failures']:>10}"
         )
+    for name, layer, runtime in _oracles.LAYERS:
+        try:
+            row = _oracles.check_layer(layer, runtime, args.cases, seed)
+        except BackendUnavailableError as e:
+            print(f"{name:<26}skipped: {e}")
+            continue
+        for problem in row["problems"]:
+            print(f"  {name}: {problem}")
+        failures += row["failures"]
+        print(
+            f"{name:<26}{row['device']:<22}{row['dtypes']:>7}{row['cases']:>7}{row['failures']:>10}"
+        )
+    print(_LEGEND)
     print("OK: every case matched" if not failures else f"FAILED: {failures} mismatches")
     return int(failures > 0)
 
@@ -101,9 +137,24 @@ def _bench(argv: list[str]) -> int:
     """``python -m xtile bench``: time xtile, the native tile and a plain copy."""
     from . import _bench
 
-    parser = argparse.ArgumentParser(prog="python -m xtile bench", description=_bench.__doc__)
-    parser.add_argument("--backends", default=",".join(_bench.BACKENDS))
-    parser.add_argument("--repeat", type=int, default=5, help="samples per timing")
+    parser = argparse.ArgumentParser(
+        prog="python -m xtile bench",
+        description=(
+            "Time xtile, the backend's own tile and a plain copy of the output's size, "
+            "interleaved, and print their ratios (docs/performance.md explains them)."
+        ),
+    )
+    parser.add_argument(
+        "--backends",
+        default=",".join(_bench.BACKENDS),
+        help=f"comma-separated, of: {', '.join(_bench.BACKENDS)} (default: all)",
+    )
+    parser.add_argument("--repeat", type=int, default=5, help="samples per timing (5)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a first look in seconds: 3 cases, NumPy and PyTorch, 1 sample each",
+    )
     parser.add_argument("--csv", help="write the results to this CSV file")
     parser.add_argument("--plot", help="draw xtile vs native vs the copy bound to this PNG")
     parser.add_argument(
@@ -112,6 +163,9 @@ def _bench(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, help="the sweep's seed (default: a new one)")
     args = parser.parse_args(argv)
     cases = _bench.CASES
+    if args.quick:
+        cases, args.repeat = _bench.CASES[:3], 1
+        args.backends = ",".join(b for b in ("numpy", "torch") if b in _bench.BACKENDS)
     if args.sweep:
         seed = secrets.randbits(32) if args.seed is None else args.seed
         print(f"sweep of {args.sweep} cases, seed {seed}")

@@ -1,0 +1,116 @@
+"""
+The specification layers against their runtimes, for ``python -m xtile``.
+
+`xtile.onnx.tile` against onnxruntime's Tile node (opset 13) and `xtile.openvino.tile`
+against OpenVINO's Tile-1 on the CPU, on random NumPy inputs: ranks 1-3 (OpenVINO's
+CPU Tile is wrong on some outputs of rank 4 and more), non-negative repeats (negative
+ones can crash OpenVINO), the element types both runtimes run.
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import xtile.onnx
+import xtile.openvino
+
+from ._backends import BackendUnavailableError, same_bits
+
+__all__ = ["LAYERS"]
+
+_DTYPES = ["bool", "int8", "int32", "int64", "uint8", "float16", "float32", "float64"]
+
+
+def _onnxruntime(dtype: str, rank: int) -> Callable[[Any, Any], Any]:
+    """onnxruntime's Tile of an input of `dtype` and `rank` by an int64 repeats vector."""
+    try:
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+    except ImportError as e:
+        msg = "onnx or onnxruntime is not installed"
+        raise BackendUnavailableError(msg) from e
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    graph = helper.make_graph(
+        [helper.make_node("Tile", ["x", "repeats"], ["y"])],
+        "tile",
+        [
+            helper.make_tensor_value_info("x", elem, [None] * rank),
+            helper.make_tensor_value_info("repeats", TensorProto.INT64, [rank]),
+        ],
+        [helper.make_tensor_value_info("y", elem, [None] * rank)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 10  # onnxruntime rejects a newer IR version than it knows
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return lambda x, reps: session.run(None, {"x": x, "repeats": reps})[0]
+
+
+def _openvino(dtype: str, rank: int) -> Callable[[Any, Any], Any]:
+    """OpenVINO's Tile-1 of an input of `dtype` and `rank`, compiled for the CPU."""
+    try:
+        import openvino as ov
+        import openvino.opset1 as ops
+    except ImportError as e:
+        msg = "openvino is not installed"
+        raise BackendUnavailableError(msg) from e
+    data = ops.parameter(ov.PartialShape([-1] * rank), ov.Type(np.dtype(dtype)), name="data")
+    repeats = ops.parameter(ov.PartialShape([rank]), ov.Type(np.dtype("int64")))
+    model = ov.Model([ops.tile(data, repeats)], [data, repeats], "tile")
+    compiled = ov.Core().compile_model(model, "CPU")
+    return lambda x, reps: next(iter(compiled([x, reps]).values()))
+
+
+# (row name, the layer, its runtime's Tile)
+LAYERS: list[tuple[str, Callable[[Any, Any], Any], Callable[[str, int], Any]]] = [
+    ("xtile.onnx:onnxruntime", xtile.onnx.tile, _onnxruntime),
+    ("xtile.openvino:OpenVINO", xtile.openvino.tile, _openvino),
+]
+
+
+def check_layer(
+    layer: Callable[[Any, Any], Any], runtime: Callable[[str, int], Any], n: int, seed: int
+) -> dict[str, Any]:
+    """
+    `n` random cases of `layer` against `runtime`, bit for bit.
+
+    Parameters
+    ----------
+    layer : callable
+        `xtile.onnx.tile` or `xtile.openvino.tile`.
+    runtime : callable
+        Builds the runtime's Tile for a dtype and rank.
+    n : int
+        Cases.
+    seed : int
+        Their seed.
+
+    Returns
+    -------
+    dict
+        The report's row: dtypes, cases, failures, and each failing case.
+    """
+    rng = np.random.default_rng([seed, 1_000])
+    sessions: dict[tuple[str, int], Any] = {}
+    problems = []
+    for _ in range(n):
+        dtype = str(rng.choice(_DTYPES))
+        rank = int(rng.integers(1, 4))  # ONNX Tile's repeats are a non-empty vector
+        shape = tuple(int(d) for d in rng.integers(0, 5, size=rank))
+        reps = rng.integers(0, 4, size=rank).astype(np.int64)
+        values = rng.standard_normal(shape) if "float" in dtype else rng.integers(0, 100, shape)
+        # OpenVINO's CPU plugin computes float64 as float32: values float32 can hold
+        x = np.asarray(np.asarray(values, dtype=np.float32 if dtype == "float64" else dtype), dtype)
+        if (dtype, rank) not in sessions:
+            sessions[dtype, rank] = runtime(dtype, rank)
+        expected = sessions[dtype, rank](x, reps)
+        actual = layer(x, reps)
+        if not same_bits(np.asarray(actual), np.asarray(expected)):
+            problems.append(f"{dtype} {shape} x {reps.tolist()}: {actual!r} != {expected!r}")
+    return {
+        "device": "cpu",
+        "dtypes": len(_DTYPES),
+        "cases": n,
+        "failures": len(problems),
+        "problems": problems,
+    }
