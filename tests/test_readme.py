@@ -1,18 +1,33 @@
-"""Every Python example in the README runs as written."""
+"""Every Python example in the README and the documentation pages runs as written."""
 
 import re
 from pathlib import Path
 
 import pytest
 
-README = Path(__file__).parents[1] / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
+ROOT = Path(__file__).parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# (page, index, code) of every ```python block; `>>>` examples are doctests (pytest's
+# --doctest-glob) and not repeated here
+BLOCKS = [
+    (page, i, code)
+    for page in PAGES
+    for i, code in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), re.DOTALL))
+]
 
 
 def test_readme_has_examples() -> None:
-    assert len(BLOCKS) >= 2
+    assert sum(page.name == "README.md" for page, _, _ in BLOCKS) >= 2
 
 
-@pytest.mark.parametrize("code", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
-def test_readme_example_runs(code: str) -> None:
-    exec(compile(code, str(README), "exec"), {})  # noqa: S102
+@pytest.mark.parametrize(
+    "code",
+    [
+        # a LocalCluster of worker processes: with the other cluster test (`-m cluster`)
+        pytest.param(code, marks=pytest.mark.cluster) if "LocalCluster" in code else code
+        for _, _, code in BLOCKS
+    ],
+    ids=[f"{page.relative_to(ROOT)}-{i}" for page, i, _ in BLOCKS],
+)
+def test_example_runs(code: str) -> None:
+    exec(compile(code, "<example>", "exec"), {})  # noqa: S102

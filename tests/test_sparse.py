@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import xtile
+from xtile import _bench
 
 sparse = pytest.importorskip("sparse")
 
@@ -42,6 +43,21 @@ def test_stays_sparse_in_its_format(shape: tuple[int, ...], reps: Any) -> None:
         if name in {"csr", "csc"}:  # the compressed axis counted from the end is kept
             assert y.compressed_axes[0] - y.ndim == x.compressed_axes[0] - x.ndim
         assert np.array_equal(y.todense(), expected), name
+
+
+@pytest.mark.parametrize("case", _bench.CASES, ids=str)
+def test_benchmark_matrix(case: _bench.Case) -> None:
+    """The benchmark matrix at 1% density, densified for the comparison."""
+    rng = np.random.default_rng(0)
+    dtype = np.dtype(case.dtype)
+    a = np.zeros(case.shape, dtype=dtype)
+    a.reshape(-1)[rng.random(a.size) < 0.01] = 1
+    x = sparse.COO.from_numpy(a)
+    y = xtile.tile(x, case.reps)
+    assert isinstance(y, sparse.COO)
+    assert y.dtype == dtype
+    assert y.nnz == x.nnz * int(np.prod(case.reps))
+    assert np.array_equal(y.todense(), np.tile(a, case.reps))
 
 
 def test_fill_value_kept() -> None:
