@@ -116,8 +116,9 @@ def _tile(
     x: Array, p: Plan, xp: ArrayNamespace, fast: FastPath | None, out: Array | None = None, /
 ) -> Array:
     """The tile of a plain array `x` by plan `p`, into a fresh array or `out`."""
-    if 2 * len(p.shape) > MAX_DIMS:
-        x, p = _agnostic.fit_rank(x, p, xp)
+    max_dims = MAX_DIMS if fast is None or fast.max_view_dims is None else fast.max_view_dims
+    if 2 * len(p.shape) > max_dims:
+        x, p = _agnostic.fit_rank(x, p, xp, max_dims)
     if fast is None:
         return _agnostic.tile(x, p, xp, _agnostic.STANDARD, out)
     if fast.tile is not None:  # immutable or lazy arrays: `out` was refused

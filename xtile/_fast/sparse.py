@@ -11,19 +11,9 @@ the dense size.
 
 from collections.abc import Callable
 
-from .._agnostic import fit_rank
-from .._agnostic import tile as standard_tile
-from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
+from .._lib._typing import Array, FastPath
 
 __all__ = ["FAST_PATH"]
-
-MAX_VIEW_DIMS = 63  # numpy.ravel_multi_index: "too many dimensions" from 64
-
-
-def _tile(x: Array, plan: Plan, xp: ArrayNamespace, /) -> Array:
-    """The standard-only tile, some axes concatenated first where the view passes 63 axes."""
-    x, plan = fit_rank(x, plan, xp, MAX_VIEW_DIMS)
-    return standard_tile(x, plan, xp)
 
 
 def _unwrap(x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | None:
@@ -45,4 +35,5 @@ def _unwrap(x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | Non
     return (x.asformat("coo"),), rebuild  # type: ignore[attr-defined]
 
 
-FAST_PATH = FastPath(tile=_tile, unwrap=_unwrap)
+# numpy.ravel_multi_index: "too many dimensions" from 64
+FAST_PATH = FastPath(unwrap=_unwrap, max_view_dims=63)

@@ -159,6 +159,9 @@ class FastPath(NamedTuple):
     check_out : callable or None
         Raises where the backend cannot write the tile of `x` into `out`, beyond
         the checks of every backend: memory shared with `x`, autograd.
+    max_view_dims : int or None
+        The most axes the backend's broadcast view may have, where it is fewer than
+        `MAX_DIMS`; more are tiled by concatenation first (`fit_rank`).
     """
 
     tile: WholeTile | None = None
@@ -169,3 +172,4 @@ class FastPath(NamedTuple):
     layout: Callable[[Array], Hashable | None] | None = None
     compile: Callable[[Array, Plan], Callable[[Array], Array] | None] | None = None
     check_out: Callable[[Array, Array, str], None] | None = None
+    max_view_dims: int | None = None
