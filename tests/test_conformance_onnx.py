@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import xtile
 from xtile._testing import Backend, to_numpy
+from xtile._testing._oracles import ort_session
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
@@ -26,7 +27,6 @@ ORT_DTYPES = [
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "str",
 ]  # fmt: skip
-ORT_IR_VERSION = 10  # onnxruntime rejects models of a newer IR version than it knows
 ORT_EXAMPLES = 60  # hypothesis examples per backend
 
 
@@ -56,33 +56,6 @@ def test_onnx_backend_case(xp: Any, device: Any, name: str) -> None:
 def test_onnx_backend_cases_are_all_run() -> None:
     """A new Tile case in the onnx package must be added above."""
     assert set(onnx_node_cases()) == {"test_tile", "test_tile_precomputed"}
-
-
-@functools.cache
-def ort_session(dtype: str, opset: int, rank: int) -> Any:
-    """A one-node Tile model for inputs of one rank, compiled by onnxruntime for the CPU."""
-    from onnx import TensorProto, helper
-
-    elem = (
-        TensorProto.STRING if dtype == "str" else helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
-    )
-    graph = helper.make_graph(
-        [helper.make_node("Tile", ["x", "repeats"], ["y"])],
-        "tile",
-        [
-            helper.make_tensor_value_info("x", elem, [None] * rank),
-            helper.make_tensor_value_info("repeats", TensorProto.INT64, [rank]),
-        ],
-        [helper.make_tensor_value_info("y", elem, [None] * rank)],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-    model.ir_version = ORT_IR_VERSION
-    onnx.checker.check_model(model)
-    options = ort.SessionOptions()
-    options.log_severity_level = 3  # opset 6 is legal, but onnxruntime warns about it
-    return ort.InferenceSession(
-        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-    )
 
 
 def random_array(dtype: str, shape: tuple[int, ...], seed: int) -> Any:

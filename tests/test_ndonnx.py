@@ -16,7 +16,8 @@ import pytest
 
 import xtile
 import xtile.onnx
-from tests.test_conformance_onnx import ort_session, random_array, same_bytes
+from tests.test_conformance_onnx import random_array, same_bytes
+from xtile._testing._oracles import ort_session
 
 ndx = pytest.importorskip("ndonnx")
 ort = pytest.importorskip("onnxruntime")

@@ -7,6 +7,7 @@ CPU Tile is wrong on some outputs of rank 4 and more), non-negative repeats (neg
 ones can crash OpenVINO), the element types both runtimes run.
 """
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -17,20 +18,40 @@ import xtile.openvino
 
 from ._backends import BackendUnavailableError, same_bits
 
-__all__ = ["LAYERS"]
+__all__ = ["LAYERS", "check_layer", "ort_session"]
 
 _DTYPES = ["bool", "int8", "int32", "int64", "uint8", "float16", "float32", "float64"]
 
 
-def _onnxruntime(dtype: str, rank: int) -> Callable[[Any, Any], Any]:
-    """onnxruntime's Tile of an input of `dtype` and `rank` by an int64 repeats vector."""
+@functools.cache
+def ort_session(dtype: str, opset: int, rank: int) -> Any:
+    """
+    A one-node Tile model for inputs of one rank, compiled by onnxruntime for the CPU.
+
+    Parameters
+    ----------
+    dtype : str
+        The input's NumPy dtype name, or "str" for ONNX strings.
+    opset : int
+        The opset of the model (6 and later: repeats are an input).
+    rank : int
+        The input's rank.
+
+    Returns
+    -------
+    onnxruntime.InferenceSession
+        Run with ``{"x": x, "repeats": int64 vector}``.
+    """
     try:
+        import onnx
         import onnxruntime as ort
         from onnx import TensorProto, helper
     except ImportError as e:
         msg = "onnx or onnxruntime is not installed"
         raise BackendUnavailableError(msg) from e
-    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    elem = (
+        TensorProto.STRING if dtype == "str" else helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    )
     graph = helper.make_graph(
         [helper.make_node("Tile", ["x", "repeats"], ["y"])],
         "tile",
@@ -40,9 +61,19 @@ def _onnxruntime(dtype: str, rank: int) -> Callable[[Any, Any], Any]:
         ],
         [helper.make_tensor_value_info("y", elem, [None] * rank)],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 10  # onnxruntime rejects a newer IR version than it knows
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    onnx.checker.check_model(model)
+    options = ort.SessionOptions()
+    options.log_severity_level = 3  # opset 6 is legal, but onnxruntime warns about it
+    return ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+
+
+def _onnxruntime(dtype: str, rank: int) -> Callable[[Any, Any], Any]:
+    """onnxruntime's Tile-13 of an input of `dtype` and `rank` by an int64 repeats vector."""
+    session = ort_session(dtype, 13, rank)
     return lambda x, reps: session.run(None, {"x": x, "repeats": reps})[0]
 
 
