@@ -1,6 +1,5 @@
 """`xtile.openvino.tile` against OpenVINO's runtime Tile op, compiled for the CPU."""
 
-import functools
 import subprocess
 import sys
 from typing import Any
@@ -12,6 +11,7 @@ from hypothesis import strategies as st
 
 import xtile
 from xtile._testing import Backend, to_numpy
+from xtile._testing._oracles import ov_tile
 
 from .test_conformance_onnx import random_array, same_bytes
 
@@ -37,18 +37,6 @@ def np_dtype(name: str) -> Any:
 
         return np.dtype(ml_dtypes.bfloat16)
     return np.dtype(name)
-
-
-@functools.cache
-def ov_tile(dtype: str, rank: int, repeats_dtype: str, n_repeats: int) -> Any:
-    """OpenVINO's opset-1 Tile with `data` and `repeats` both runtime inputs, for the CPU."""
-    import openvino.opset1 as ops
-
-    element = ov.Type.bf16 if dtype == "bfloat16" else ov.Type(np.dtype(dtype))
-    data = ops.parameter(ov.PartialShape([-1] * rank), element, name="data")
-    repeats = ops.parameter(ov.PartialShape([n_repeats]), ov.Type(np.dtype(repeats_dtype)))
-    model = ov.Model([ops.tile(data, repeats)], [data, repeats], "tile")
-    return ov.Core().compile_model(model, "CPU")
 
 
 def run_openvino(x: Any, reps: Any) -> Any:

@@ -70,3 +70,14 @@ def test_meta_non_contiguous() -> None:
         y = xtile.tile(x, (3, 2))
     assert y.shape == (600, 300)
     assert [op for op in record.ops if op not in VIEWS] == ["aten.clone.default"], record.ops
+
+
+def test_meta_parameter_of_a_module() -> None:
+    """A model built on the meta device (before loading weights): its nn.Parameter."""
+    layer = torch.nn.Linear(300, 200, device="meta")
+    with _Record() as record:
+        y = xtile.tile(layer.weight, (2, 3))
+    assert y.device.type == "meta"
+    assert y.shape == (400, 900)
+    assert y.requires_grad
+    assert [op for op in record.ops if op not in VIEWS] == ["aten.clone.default"], record.ops

@@ -16,8 +16,9 @@ import pytest
 
 import xtile
 import xtile.onnx
-from tests.test_conformance_onnx import random_array, same_bytes
 from xtile._testing._oracles import ort_session
+
+from .test_conformance_onnx import random_array, same_bytes
 
 ndx = pytest.importorskip("ndonnx")
 ort = pytest.importorskip("onnxruntime")

@@ -24,6 +24,11 @@ layers: from the runtime's Tile); a failing case is printed above the table with
 smallest failing form."""
 
 
+def _row(name: str, row: dict[str, Any]) -> str:
+    """One line of the table."""
+    return f"{name:<26}{row['device']:<22}{row['dtypes']:>7}{row['cases']:>7}{row['failures']:>10}"
+
+
 def _check_backend(backend: Backend, n: int, seed: int) -> dict[str, Any]:
     """The spec examples and `n` fuzz cases on one backend; a row of the report."""
     import numpy as np
@@ -112,10 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{backend.value:<26}skipped: {e}")
             continue
         failures += row["failures"]
-        print(
-            f"{backend.value:<26}{row['device']:<22}{row['dtypes']:>7}{row['cases']:>7}"
-            f"{row['failures']:>10}"
-        )
+        print(_row(backend.value, row))
     for name, layer, runtime in _oracles.LAYERS:
         try:
             row = _oracles.check_layer(layer, runtime, args.cases, seed)
@@ -125,9 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         for problem in row["problems"]:
             print(f"  {name}: {problem}")
         failures += row["failures"]
-        print(
-            f"{name:<26}{row['device']:<22}{row['dtypes']:>7}{row['cases']:>7}{row['failures']:>10}"
-        )
+        print(_row(name, row))
     print(_LEGEND)
     print("OK: every case matched" if not failures else f"FAILED: {failures} mismatches")
     return int(failures > 0)

@@ -17,6 +17,7 @@ import math
 import operator
 
 from ._lib import _compat
+from ._lib._helpers import promote
 from ._lib._tuning import (
     DOUBLING_RUN_BYTES,
     DOUBLING_STEP_BYTES,
@@ -102,33 +103,30 @@ def broadcast_view(
 
 
 def symbolic_tile(
-    x: Array, reps: Shape, dims: Array, xp: ArrayNamespace, /
+    x: Array, reps: Shape, out_shape: tuple[int | None, ...], dims: Array, xp: ArrayNamespace, /
 ) -> Array:  # numpydoc ignore=PR01,RT01
     """
     The tile of a lazy `x` with unknown (None) dimensions, whose runtime shape is `dims`.
 
     The same view chain, its broadcast shape an int64 array built from `dims`; the
-    length-1 axes inserted by indexing and the final reshape's target given with -1
-    for the one unknown dimension, so that the library infers every dimension
-    `xtile.tile_shape` knows. A reshape cannot say that of two unknown dimensions,
-    nor -1 of an empty output: those outputs are built by concatenation instead.
+    length-1 axes inserted by indexing and the final reshape's target
+    (`out_shape`, from `xtile.tile_shape`) given with -1 for its one unknown
+    dimension, so that the library infers every dimension `out_shape` knows. A
+    reshape cannot say that of two unknown dimensions, nor -1 of an empty output:
+    those outputs are built by concatenation instead.
     """
-    lead = len(reps) - x.ndim
-    if lead > 0:
+    lead = len(out_shape) - x.ndim  # the axes `reps` prepends
+    shape, reps = promote(tuple(x.shape), reps)
+    if lead:
         x = x[(None,) * lead + (...,)]
-    reps = (1,) * (x.ndim - len(reps)) + reps
-    shape = tuple(x.shape)
-    known = [
-        0 if r == 0 else None if d is None else d * r for d, r in zip(shape, reps, strict=True)
-    ]
-    if 0 in known or known.count(None) > 1:
+    if 0 in out_shape or out_shape.count(None) > 1:
         return _concat_tile(x, reps, xp)
-    device, offset = _compat.device(x), max(lead, 0)
+    device = _compat.device(x)
     index: list[slice | None] = []  # a length-1 axis before each pair
     view: list[Array] = []
     for i, (d, r) in enumerate(zip(shape, reps, strict=True)):
         length = (
-            dims[i - offset : i - offset + 1]
+            dims[i - lead : i - lead + 1]
             if d is None
             else xp.asarray([d], dtype=xp.int64, device=device)
         )
@@ -139,7 +137,8 @@ def symbolic_tile(
             index.append(slice(None))
             view.append(length * r)
     broadcast = xp.broadcast_to(x[tuple(index)], xp.concat(view))
-    tiled: Array = xp.reshape(broadcast, tuple(-1 if d is None else d for d in known), copy=True)
+    target = tuple(-1 if d is None else d for d in out_shape)
+    tiled: Array = xp.reshape(broadcast, target, copy=True)
     return tiled
 
 

@@ -11,7 +11,14 @@ from collections.abc import Callable, Hashable
 
 from . import _agnostic, _fast
 from ._lib import _compat
-from ._lib._helpers import check_out, itemsize, out_of_memory, plan, tiled_shape
+from ._lib._helpers import (
+    UnknownShapeError,
+    check_out,
+    itemsize,
+    out_of_memory,
+    plan,
+    tiled_shape,
+)
 from ._lib._tuning import MAX_DIMS, PLAN_CACHE_SIZE
 from ._lib._typing import Array, ArrayNamespace, FastPath, Plan, Shape
 
@@ -54,10 +61,15 @@ def tile(
     x: Array, reps: Shape, /, *, xp: ArrayNamespace, op: str, out: Array | None = None
 ) -> Array:  # numpydoc ignore=PR01,RT01
     """Tile `x` by validated, non-negative host `reps` (into `out`); see `xtile.tile`."""
-    if out is None and (dims := _compat.runtime_shape(x)) is not None:
-        tiled_shape(tuple(x.shape), reps, op=op)  # raises for an output past int64
-        return _agnostic.symbolic_tile(x, reps, dims, xp)
-    p = plan(x, reps, op=op)
+    try:
+        p = plan(x, reps, op=op)
+    except UnknownShapeError:
+        # a lazy library that gives the run-time shape as an array keeps the tile lazy
+        dims = _compat.runtime_shape(x)
+        if out is not None or dims is None:
+            raise
+        out_shape = tiled_shape(tuple(x.shape), reps, op=op)  # raises past int64
+        return _agnostic.symbolic_tile(x, reps, out_shape, dims, xp)
     fast = _fast.lookup(_compat.library(xp))
     if out is not None:
         check_out(x, out, p, xp, op=op)

@@ -110,13 +110,10 @@ def device(x: Any) -> Any:  # numpydoc ignore=PR01,RT01
 
 def runtime_shape(x: Any) -> Array | None:  # numpydoc ignore=PR01,RT01
     """
-    The shape of lazy `x` as a 1-D int64 array, where a dimension is unknown (None).
+    The shape of lazy `x` as a 1-D int64 array, where its library gives one; else None.
 
-    None where every dimension is known, or where `x`'s library gives no such array
-    (Dask's unknown sizes are nan). ndonnx gives ``dynamic_shape``, and its
-    `reshape` and `broadcast_to` take shapes as such arrays.
+    ndonnx gives ``dynamic_shape``, and its `reshape` and `broadcast_to` take shapes
+    as such arrays; Dask's unknown sizes (nan) have none.
     """
-    if all(d is not None for d in x.shape):
-        return None
     shape: Array | None = getattr(x, "dynamic_shape", None)
     return shape

@@ -13,6 +13,7 @@ from ._typing import Array, ArrayNamespace, Plan, Shape
 
 __all__ = [
     "INT64_MAX",
+    "UnknownShapeError",
     "check_non_negative",
     "check_shape",
     "eager_shape",
@@ -56,8 +57,12 @@ def namespace_of(
     return _compat.array_namespace(x) if xp is None else xp
 
 
+class UnknownShapeError(TypeError):
+    """An array whose shape has unknown dimensions (None, or Dask's nan)."""
+
+
 def eager_shape(x: Array, /, *, op: str) -> tuple[int, ...]:  # numpydoc ignore=PR01,RT01
-    """Shape of `x` as ints; `TypeError` for a lazy shape (None, or Dask's nan)."""
+    """Shape of `x` as ints; `UnknownShapeError` for a lazy shape (None, or Dask's nan)."""
     shape = tuple(x.shape)
     # Dask's unknown sizes are float nan; torch.compile's symbolic sizes must not be
     # passed to math.isnan
@@ -66,7 +71,7 @@ def eager_shape(x: Array, /, *, op: str) -> tuple[int, ...]:  # numpydoc ignore=
             f"{op}: unsupported lazy shape {shape} of `{type(x).__name__}`; the "
             "output shape depends on it (for Dask, call `compute_chunk_sizes()` first)."
         )
-        raise TypeError(msg)
+        raise UnknownShapeError(msg)
     return shape
 
 

@@ -18,7 +18,7 @@ import xtile.openvino
 
 from ._backends import BackendUnavailableError, same_bits
 
-__all__ = ["LAYERS", "check_layer", "ort_session"]
+__all__ = ["LAYERS", "check_layer", "ort_session", "ov_tile"]
 
 _DTYPES = ["bool", "int8", "int32", "int64", "uint8", "float16", "float32", "float64"]
 
@@ -77,18 +77,43 @@ def _onnxruntime(dtype: str, rank: int) -> Callable[[Any, Any], Any]:
     return lambda x, reps: session.run(None, {"x": x, "repeats": reps})[0]
 
 
-def _openvino(dtype: str, rank: int) -> Callable[[Any, Any], Any]:
-    """OpenVINO's Tile-1 of an input of `dtype` and `rank`, compiled for the CPU."""
+@functools.cache
+def ov_tile(dtype: str, rank: int, repeats_dtype: str, n_repeats: int) -> Any:
+    """
+    Compile OpenVINO's opset-1 Tile, `data` and `repeats` both runtime inputs, for the CPU.
+
+    Parameters
+    ----------
+    dtype : str
+        The data's NumPy dtype name, or "bfloat16".
+    rank : int
+        The data's rank.
+    repeats_dtype : str
+        The repeats' NumPy integer dtype name.
+    n_repeats : int
+        The repeats' length.
+
+    Returns
+    -------
+    openvino.CompiledModel
+        Called with ``[data, repeats]``.
+    """
     try:
         import openvino as ov
         import openvino.opset1 as ops
     except ImportError as e:
         msg = "openvino is not installed"
         raise BackendUnavailableError(msg) from e
-    data = ops.parameter(ov.PartialShape([-1] * rank), ov.Type(np.dtype(dtype)), name="data")
-    repeats = ops.parameter(ov.PartialShape([rank]), ov.Type(np.dtype("int64")))
+    element = ov.Type.bf16 if dtype == "bfloat16" else ov.Type(np.dtype(dtype))
+    data = ops.parameter(ov.PartialShape([-1] * rank), element, name="data")
+    repeats = ops.parameter(ov.PartialShape([n_repeats]), ov.Type(np.dtype(repeats_dtype)))
     model = ov.Model([ops.tile(data, repeats)], [data, repeats], "tile")
-    compiled = ov.Core().compile_model(model, "CPU")
+    return ov.Core().compile_model(model, "CPU")
+
+
+def _openvino(dtype: str, rank: int) -> Callable[[Any, Any], Any]:
+    """OpenVINO's Tile-1 of an input of `dtype` and `rank` by an int64 repeats vector."""
+    compiled = ov_tile(dtype, rank, "int64", rank)
     return lambda x, reps: next(iter(compiled([x, reps]).values()))
 
 
