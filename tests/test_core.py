@@ -15,19 +15,28 @@ from xtile._lib._typing import Plan
     ("shape", "reps", "itemsize", "cuts"),
     [
         ((1000, 1000), (4, 4), 4, ()),  # long runs: copy directly
-        ((4000, 3), (1, 1000), 4, ()),  # one repeated axis: the stage would be the output
+        ((4000, 3), (1, 1000), 4, ()),  # x too large to stage
         ((100, 100, 3), (10, 10, 10), 4, ()),  # x too large to stage
-        ((2, 3, 4, 5), (10, 10, 10, 10), 4, (3,)),
-        ((2, 2, 2, 2, 2, 2), (4, 4, 4, 4, 4, 4), 4, (4,)),
-        ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3), 4, (4, 2)),  # two levels
-        ((3, 1, 4, 2), (9, 7, 1, 16), 4, (3,)),
-        ((8, 8), (32, 32), 4, (1,)),
-        ((4, 4, 40), (8, 8, 8), 4, (2,)),
+        ((2, 3, 4, 5), (10, 10, 10, 10), 4, ((3, 10),)),
+        ((2, 2, 2, 2, 2, 2), (4, 4, 4, 4, 4, 4), 4, ((4, 4),)),
+        ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3), 4, ((4, 3), (2, 3))),  # two levels
+        ((3, 1, 4, 2), (9, 7, 1, 16), 4, ((3, 16),)),
+        ((8, 8), (32, 32), 4, ((1, 32),)),
+        ((4, 4, 40), (8, 8, 8), 4, ((2, 8),)),
         ((4, 4, 40), (8, 8, 8), 16, ()),  # complex128: the same runs are long
+        # part of one axis's repeats: the fewest divisor making 4 KiB runs
+        ((3,), (39639,), 8, ((0, 181),)),  # 39639 = 3 * 73 * 181
+        ((1, 21), (1, 12825), 4, ((1, 57),)),
+        ((2, 2, 2), (1000, 3, 3), 4, ((1, 3), (0, 20))),  # a whole level, then part
+        ((3,), (39631,), 8, ()),  # a prime repeat: no part to stage
+        ((490, 1, 1, 1), (1, 1, 1, 385), 1, ()),  # a fill stays a fill
     ],
 )
 def test_plans(
-    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, cuts: tuple[int, ...]
+    shape: tuple[int, ...],
+    reps: tuple[int, ...],
+    itemsize: int,
+    cuts: tuple[tuple[int, int], ...],
 ) -> None:
     assert _agnostic.stage_cuts(_plan(shape, reps), itemsize) == cuts
 
@@ -42,16 +51,25 @@ def test_plan_bounds(shape: list[int], reps: list[int], itemsize: int) -> None:
     n = max(len(shape), len(reps))
     shape_t = (1,) * (n - len(shape)) + tuple(shape)
     reps_t = (1,) * (n - len(reps)) + tuple(reps)
-    cuts = _agnostic.stage_cuts(_plan(shape_t, reps_t), itemsize)
-    assert list(cuts) == sorted(set(cuts), reverse=True)
-    for a in cuts:
-        assert reps_t[a] != 1
-        assert any(r != 1 for r in reps_t[:a])  # an outer repeat is left for the output
-        stage = math.prod(shape_t) * math.prod(reps_t[a:]) * itemsize
+    p = _plan(shape_t, reps_t)
+    cuts = _agnostic.stage_cuts(p, itemsize)
+    axes = [a for a, _ in cuts]
+    assert axes == sorted(set(axes), reverse=True)
+    for i, (a, r) in enumerate(cuts):
+        assert r != 1
+        if r == reps_t[a]:  # a whole repeat: an outer repeat is left for the output
+            assert any(r != 1 for r in reps_t[:a])
+        else:  # part of it: the last level, by a divisor
+            assert reps_t[a] % r == 0
+            assert i == len(cuts) - 1
+        stage = math.prod(shape_t) * r * math.prod(reps_t[a + 1 :]) * itemsize
         assert stage <= _tuning.STAGE_MAX_BYTES
     last = max((i for i, r in enumerate(reps_t) if r != 1), default=-1)
     if last < 0 or math.prod(shape_t[last:]) * itemsize >= _tuning.LONG_RUN_BYTES:
         assert cuts == ()
+    _, final, _ = _agnostic.staging(p, itemsize)
+    assert final.out_shape == p.out_shape
+    assert tuple(d * r for d, r in zip(final.shape, final.reps, strict=True)) == p.out_shape
 
 
 @pytest.mark.parametrize(

@@ -427,6 +427,10 @@ def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
         ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3)),  # staged: two levels
         ((3, 1, 4, 2), (9, 7, 1, 16)),  # staged, across length-1 axes and a repeat of 1
         ((5, 2, 2), (3, 1, 300)),  # NumPy: the outer axes staged, then one numpy.repeat
+        ((3,), (39639,)),  # staged: part of the one repeat (181 of 3 * 73 * 181)
+        ((2, 2, 2), (1000, 3, 3)),  # staged: one level, then part of the outer repeat
+        ((300, 20, 2), (3, 2, 2)),  # NumPy: the last view axis copied index by index
+        ((30, 8, 2), (3, 2, 32)),  # NumPy: blocks of 2 to 32 bytes as integers or void
     ],
 )
 @pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "complex128"])

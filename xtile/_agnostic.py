@@ -12,7 +12,6 @@ first tiled into a small staging array, so the final copy writes long runs
 doubling (``xtile._fast``); with none, this is the whole tile.
 """
 
-import itertools
 import math
 import operator
 
@@ -24,6 +23,7 @@ from ._lib._tuning import (
     LEVEL_GROWTH,
     LONG_RUN_BYTES,
     MAX_DIMS,
+    PART_RUN_BYTES,
     SMALL_BYTES,
     SMALL_ELEMENTS,
     STAGE_MAX_BYTES,
@@ -231,29 +231,36 @@ def staging(
         or plan.run * itemsize >= LONG_RUN_BYTES
     ):
         return [], plan, 0
-    shape, reps = plan.shape, plan.reps
+    shape, left = plan.shape, list(plan.reps)
     done = len(shape)
     levels = []
-    for a in stage_cuts(plan, itemsize):
-        inner = (1,) * a + reps[a:done] + (1,) * (len(shape) - done)
+    for a, r in stage_cuts(plan, itemsize):
+        inner = (1,) * a + (r, *left[a + 1 : done]) + (1,) * (len(shape) - done)
         staged = tuple(map(operator.mul, shape, inner))
         levels.append(Plan(shape, inner, staged, math.prod(staged)))
+        left[a + 1 : done] = [1] * (done - a - 1)
+        left[a] //= r
         shape, done = staged, a
     if levels:
-        plan = plan._replace(shape=shape, reps=reps[:done] + (1,) * (len(shape) - done))
+        plan = plan._replace(shape=shape, reps=tuple(left))
     return levels, plan, short_run(plan, itemsize)
 
 
-def stage_cuts(plan: Plan, itemsize: int, /) -> Shape:  # numpydoc ignore=PR01,RT01
+def stage_cuts(
+    plan: Plan, itemsize: int, /
+) -> tuple[tuple[int, int], ...]:  # numpydoc ignore=PR01,RT01
     """
-    Where to stage: the first axis of each staging level, innermost level first.
+    Where to stage: each level's first axis and the repeat staged there, innermost first.
 
     Tiling the inner repeated axes first, into a small array ``S``, makes the final
     copy's run ``S``'s whole inner part. ``S`` is itself built the same way, level
     by level; a level ends once it multiplies the size by `LEVEL_GROWTH`, so each
-    level's copy has long enough runs, and staging stops once the runs are long,
-    when ``S`` would outgrow `STAGE_MAX_BYTES`, or when it would be the output
-    itself. Empty when the direct copy's runs are long already.
+    level's copy has long enough runs, and staging stops once the runs are long.
+    Where the next axis's whole repeat would outgrow `STAGE_MAX_BYTES`, or build
+    the output itself (the outermost repeated axis), the last level stages a
+    divisor of that repeat (`_part`): tiling by ``r1`` then by ``r / r1`` along an
+    axis is tiling by ``r``, so a vector tiled 10^5 times is staged ~4 KiB long and
+    copied in runs of that. Empty when the direct copy's runs are long already.
     """
     shape, reps = plan.shape, plan.reps
     repeated = [i for i, r in enumerate(reps) if r != 1]
@@ -263,22 +270,56 @@ def stage_cuts(plan: Plan, itemsize: int, /) -> Shape:  # numpydoc ignore=PR01,R
         or _fill(plan) * itemsize >= LONG_RUN_BYTES
     ):
         return ()
-    cuts: list[int] = []
+    cuts: list[tuple[int, int]] = []
     size, growth, first = math.prod(shape) * itemsize, 1, 0
-    # staging from the outermost repeated axis on would build the output itself
-    for outer, axis in reversed(list(itertools.pairwise(repeated))):
-        if size * reps[axis] > STAGE_MAX_BYTES:
-            break
-        size, growth, first = size * reps[axis], growth * reps[axis], axis
+    for axis in reversed(repeated):
+        r = reps[axis]
+        if axis == repeated[0] or size * r > STAGE_MAX_BYTES:
+            # the run of the final copy from `axis` on is this long per repeat staged
+            block = size // math.prod(shape[:axis])
+            low = max(-(-PART_RUN_BYTES // block), -(-LEVEL_GROWTH // growth))
+            r = _part(r, low, STAGE_MAX_BYTES // size)
+            if growth * r < LEVEL_GROWTH or block * r < LONG_RUN_BYTES:
+                break  # a fill of single elements, cut into short runs, would be slower
+            cuts.append((axis, r))
+            return tuple(cuts)
+        size, growth, first = size * r, growth * r, axis
         if growth >= LEVEL_GROWTH:
-            cuts.append(axis)
+            cuts.append((axis, r))
             growth = 1
-            # the next copy's run: from `outer` to the end of the staged array
+            # the next copy's run: from the next repeated axis on, of the staged array
+            outer = repeated[repeated.index(axis) - 1]
             if size // math.prod(shape[:outer]) >= LONG_RUN_BYTES:
                 return tuple(cuts)
     if growth > 1:
-        cuts.append(first)
+        cuts.append((first, reps[first]))
     return tuple(cuts)
+
+
+def _part(r: int, low: int, high: int, /) -> int:
+    """
+    A divisor of the repeat `r`, below it and at most `high`: the least from `low` on.
+
+    Else the largest; 1 if none. Divisors come from `r`'s prime factors under 1000, enough for the
+    divisors under `high` (at most `STAGE_MAX_BYTES`) of all but rare repeats.
+    """
+    high = min(high, r - 1)
+    if high < 2:
+        return 1
+    divisors, rest = {1}, r
+    for p in _PRIMES:
+        if p > high or rest == 1:
+            break
+        while rest % p == 0:
+            rest //= p
+            divisors |= {d * p for d in divisors if d * p <= high}
+    if rest <= high:  # a prime factor of 1000 or more
+        divisors |= {d * rest for d in divisors if d * rest <= high}
+    above = [d for d in divisors if d >= low]
+    return min(above) if above else max(divisors)
+
+
+_PRIMES = [p for p in range(2, 1000) if all(p % q for q in range(2, math.isqrt(p) + 1))]
 
 
 def _fill(plan: Plan, /) -> int:

@@ -30,6 +30,12 @@ __all__ = ["FAST_PATH"]
 # the block sizes whose `numpy.repeat` loops NumPy specialises (faster than memcpy)
 _REPEAT_BLOCKS = frozenset({1, 2, 4, 8, 16, 32})
 
+# A last axis of the view this short (the repeats of a short block, say) is copied
+# one index at a time, where the axis before it is longer: NumPy's
+# copy loops over the last axis innermost, a few elements per loop. (300, 20, 2) x
+# (3, 2, 2) float32: 109 us against 266 (`numpy.tile` 176); (3, 2, 8): no faster.
+_SPLIT_INNER = 4
+
 # NumPy's void items hold fewer than 2**31 bytes
 _MAX_VOID_BYTES = 1 << 30
 
@@ -104,7 +110,7 @@ def _copier(
         and _plain_bytes(dtype)
         and _c_contiguous(shape[last:], strides[last:], itemsize)
     ):
-        void = np.dtype((np.void, run * itemsize))
+        void = _block_dtype(run * itemsize)
         blocks = (*shape[:last], run)
         copy = _broadcast_copy((*shape[:last], 1), reps[: last + 1], (-1,), void)
         if into:
@@ -119,18 +125,42 @@ def _copier(
     return _broadcast_copy(shape, reps, out_shape, dtype)
 
 
+def _block_dtype(nbytes: int, /) -> np.dtype[Any]:
+    """
+    The dtype a block of `nbytes` is copied as: an unsigned integer where one fits.
+
+    NumPy copies integers with its specialised loops and void items byte by byte:
+    (300, 20, 2) x (3, 2, 128) int8, 2-byte blocks: 2.5 ms as void items, 0.8 ms as
+    uint16 (`numpy.tile` 0.3 ms, a fill by `numpy.repeat`).
+    """
+    if nbytes in (1, 2, 4, 8):
+        return np.dtype(f"u{nbytes}")
+    return np.dtype((np.void, nbytes))
+
+
 def _broadcast_copy(
     shape: tuple[int, ...], reps: tuple[int, ...], out_shape: tuple[int, ...], dtype: Any, /
 ) -> Callable[..., Array]:
     """The copy of the broadcast view of an array of `shape`, as a call (into C-order `out`)."""
     spread, view_shape = view_shapes(shape, reps)
+    inner = view_shape[-1] if len(view_shape) > 1 else 0
+    if not 1 < inner <= _SPLIT_INNER or view_shape[-2] <= inner:
+        inner = 0
 
     def copy(
         a: Array, out: np.ndarray[Any, Any] | None = None
     ) -> Array:  # numpydoc ignore=PR01,RT01
         """The copy, into a fresh array or `out`."""
         target = np.empty(view_shape, dtype=dtype) if out is None else out.reshape(view_shape)
-        np.copyto(target, np.asarray(a).reshape(spread))
+        source = np.asarray(a).reshape(spread)
+        if not inner:
+            np.copyto(target, source)
+        elif spread[-1] == 1:  # a broadcast: the same source each time
+            for j in range(inner):
+                np.copyto(target[..., j], source[..., 0])
+        else:
+            for j in range(inner):
+                np.copyto(target[..., j], source[..., j])
         return target.reshape(out_shape)
 
     return copy
