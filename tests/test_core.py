@@ -28,7 +28,7 @@ from xtile._lib._typing import Plan
         ((3,), (39639,), 8, ((0, 181),)),  # 39639 = 3 * 73 * 181
         ((1, 21), (1, 12825), 4, ((1, 57),)),
         ((2, 2, 2), (1000, 3, 3), 4, ((1, 3), (0, 20))),  # a whole level, then part
-        ((3,), (39631,), 8, ()),  # a prime repeat: no part to stage
+        ((3,), (39631,), 8, ()),  # a prime repeat: no divisor to stage (see test_ragged)
         ((490, 1, 1, 1), (1, 1, 1, 385), 1, ()),  # a fill stays a fill
     ],
 )
@@ -41,35 +41,67 @@ def test_plans(
     assert _agnostic.stage_cuts(_plan(shape, reps), itemsize) == cuts
 
 
+@pytest.mark.parametrize(
+    ("shape", "reps", "itemsize", "cuts", "rest"),
+    [
+        ((3,), (39631,), 8, ((0, 171),), (0, 130 * 3)),  # 39631 = 231 * 171 + 130
+        ((2, 5), (3, 4001), 4, ((1, 205),), (1, 106 * 5)),  # 4001 = 19 * 205 + 106
+        ((3,), (39639,), 8, ((0, 181),), None),  # a divisor: no rest
+    ],
+)
+def test_ragged(
+    shape: tuple[int, ...],
+    reps: tuple[int, ...],
+    itemsize: int,
+    cuts: tuple[tuple[int, int], ...],
+    rest: tuple[int, int] | None,
+) -> None:
+    """Where no divisor fits, the fewest repeats for long runs, and the rest apart."""
+    p = _plan(shape, reps)
+    assert _agnostic.stage_cuts(p, itemsize, ragged=True) == cuts
+    _, final, _ = _agnostic.staging(p, itemsize, ragged=True)
+    assert final.out_shape == p.out_shape
+    axis = _agnostic.rest_axis(final)
+    if rest is None:
+        assert axis is None
+    else:
+        assert axis == rest[0]
+        assert p.out_shape[axis] - final.shape[axis] * final.reps[axis] == rest[1]
+
+
 @given(
     shape=st.lists(st.integers(1, 6), min_size=1, max_size=7),
     reps=st.lists(st.integers(1, 9), min_size=1, max_size=7),
     itemsize=st.sampled_from([1, 2, 4, 8, 16]),
+    ragged=st.booleans(),
 )
-def test_plan_bounds(shape: list[int], reps: list[int], itemsize: int) -> None:
+def test_plan_bounds(shape: list[int], reps: list[int], itemsize: int, ragged: bool) -> None:
     """Levels go outwards, never build the output itself, and stay within the stage bound."""
     n = max(len(shape), len(reps))
     shape_t = (1,) * (n - len(shape)) + tuple(shape)
     reps_t = (1,) * (n - len(reps)) + tuple(reps)
     p = _plan(shape_t, reps_t)
-    cuts = _agnostic.stage_cuts(p, itemsize)
+    cuts = _agnostic.stage_cuts(p, itemsize, ragged=ragged)
     axes = [a for a, _ in cuts]
     assert axes == sorted(set(axes), reverse=True)
     for i, (a, r) in enumerate(cuts):
         assert r != 1
         if r == reps_t[a]:  # a whole repeat: an outer repeat is left for the output
             assert any(r != 1 for r in reps_t[:a])
-        else:  # part of it: the last level, by a divisor
-            assert reps_t[a] % r == 0
+        else:  # part of it: the last level, by a divisor unless ragged
+            assert ragged or reps_t[a] % r == 0
+            assert r < reps_t[a]
             assert i == len(cuts) - 1
         stage = math.prod(shape_t) * r * math.prod(reps_t[a + 1 :]) * itemsize
         assert stage <= _tuning.STAGE_MAX_BYTES
     last = max((i for i, r in enumerate(reps_t) if r != 1), default=-1)
     if last < 0 or math.prod(shape_t[last:]) * itemsize >= _tuning.LONG_RUN_BYTES:
         assert cuts == ()
-    _, final, _ = _agnostic.staging(p, itemsize)
+    _, final, _ = _agnostic.staging(p, itemsize, ragged=ragged)
     assert final.out_shape == p.out_shape
-    assert tuple(d * r for d, r in zip(final.shape, final.reps, strict=True)) == p.out_shape
+    axis = _agnostic.rest_axis(final)
+    for i, (d, r, m) in enumerate(zip(final.shape, final.reps, p.out_shape, strict=True)):
+        assert d * r == m if i != axis else 0 < m - d * r < d
 
 
 @pytest.mark.parametrize(

@@ -28,13 +28,15 @@ from ._lib._tuning import (
     SMALL_ELEMENTS,
     STAGE_MAX_BYTES,
 )
-from ._lib._typing import Array, ArrayNamespace, FastPath, Plan, Shape
+from ._lib._typing import Array, ArrayNamespace, Copy, FastPath, Plan, Shape
 
 __all__ = [
     "STANDARD",
     "broadcast_view",
     "copy",
     "fit_rank",
+    "in_parts",
+    "rest_axis",
     "short_run",
     "stage_cuts",
     "staging",
@@ -61,14 +63,54 @@ def tile(
     if fast.stage_itemsize is not None and plan.size >= SMALL_ELEMENTS:
         itemsize = fast.stage_itemsize(x)
         if itemsize:
-            levels, plan, run = staging(plan, itemsize)
+            ragged = fast.parts is not None and fast.parts(x)
+            levels, plan, run = staging(plan, itemsize, ragged=ragged)
             for level in levels:
                 x = copy_(x, level, xp)
+            if rest_axis(plan) is not None:
+                return in_parts(x, plan, xp, copy_, out)
             if run and fast.double is not None:
                 doubled = fast.double(x, plan, run, out)
                 if doubled is not None:
                     return doubled
     return copy_(x, plan, xp, out)
+
+
+def rest_axis(plan: Plan, /) -> int | None:  # numpydoc ignore=PR01,RT01
+    """The axis along which `plan`'s output is longer than its repeats of `x`, if any."""
+    for axis, (d, r, n) in enumerate(zip(plan.shape, plan.reps, plan.out_shape, strict=True)):
+        if d * r != n:
+            return axis
+    return None
+
+
+def in_parts(
+    x: Array, plan: Plan, xp: ArrayNamespace, copy_: Copy, /, out: Array | None = None
+) -> Array:  # numpydoc ignore=PR01,RT01
+    """
+    The tile of a staged `x` whose output along one axis is its repeats, then part of `x`.
+
+    Staging took ``r1`` of that axis's ``r`` repeats into `x`, where no divisor of
+    ``r`` fits the stage (a prime repeat): the output is `x` tiled ``r // r1``
+    times along the axis, then the first ``r % r1`` repeats that `x` holds. Two
+    copies into views of one output, for backends whose copy writes views in
+    place (`FastPath.parts`).
+    """
+    axis = rest_axis(plan)
+    assert axis is not None
+    if out is None:
+        out = xp.empty(plan.out_shape, dtype=x.dtype, device=_compat.device(x))
+    whole = plan.shape[axis] * plan.reps[axis]
+    lead = (slice(None),) * axis
+    head_shape = (*plan.out_shape[:axis], whole, *plan.out_shape[axis + 1 :])
+    head = plan._replace(out_shape=head_shape, size=math.prod(head_shape))
+    copy_(x, head, xp, out[(*lead, slice(0, whole))])
+    rest = x[(*lead, slice(0, plan.out_shape[axis] - whole))]
+    reps = (*plan.reps[:axis], 1, *plan.reps[axis + 1 :])
+    rest_shape = tuple(map(operator.mul, rest.shape, reps))
+    tail = Plan(tuple(rest.shape), reps, rest_shape, math.prod(rest_shape))
+    copy_(rest, tail, xp, out[(*lead, slice(whole, None))])
+    return out
 
 
 def copy(
@@ -215,7 +257,7 @@ def fit_rank(
 
 
 def staging(
-    plan: Plan, itemsize: int, /
+    plan: Plan, itemsize: int, /, *, ragged: bool = False
 ) -> tuple[list[Plan], Plan, int]:  # numpydoc ignore=PR01,RT01
     """
     How a tile that may stage is written: its steps, planned, without running them.
@@ -224,6 +266,8 @@ def staging(
     copy, and its run in bytes where block doubling may replace that copy (0: none,
     `short_run`). Small outputs and long runs are one copy as they are. The full
     tile runs these steps; a backend's cached plan (`FastPath.compile`) reuses them.
+    `ragged`: the final plan may repeat part of the staged array (`rest_axis`,
+    `in_parts`).
     """
     if (
         plan.size < SMALL_ELEMENTS
@@ -234,7 +278,7 @@ def staging(
     shape, left = plan.shape, list(plan.reps)
     done = len(shape)
     levels = []
-    for a, r in stage_cuts(plan, itemsize):
+    for a, r in stage_cuts(plan, itemsize, ragged=ragged):
         inner = (1,) * a + (r, *left[a + 1 : done]) + (1,) * (len(shape) - done)
         staged = tuple(map(operator.mul, shape, inner))
         levels.append(Plan(shape, inner, staged, math.prod(staged)))
@@ -247,7 +291,7 @@ def staging(
 
 
 def stage_cuts(
-    plan: Plan, itemsize: int, /
+    plan: Plan, itemsize: int, /, *, ragged: bool = False
 ) -> tuple[tuple[int, int], ...]:  # numpydoc ignore=PR01,RT01
     """
     Where to stage: each level's first axis and the repeat staged there, innermost first.
@@ -260,7 +304,9 @@ def stage_cuts(
     the output itself (the outermost repeated axis), the last level stages a
     divisor of that repeat (`_part`): tiling by ``r1`` then by ``r / r1`` along an
     axis is tiling by ``r``, so a vector tiled 10^5 times is staged ~4 KiB long and
-    copied in runs of that. Empty when the direct copy's runs are long already.
+    copied in runs of that. With `ragged`, where no divisor fits, the fewest
+    repeats that do, the rest of the repeat written apart (`in_parts`). Empty when
+    the direct copy's runs are long already.
     """
     shape, reps = plan.shape, plan.reps
     repeated = [i for i, r in enumerate(reps) if r != 1]
@@ -278,9 +324,13 @@ def stage_cuts(
             # the run of the final copy from `axis` on is this long per repeat staged
             block = size // math.prod(shape[:axis])
             low = max(-(-PART_RUN_BYTES // block), -(-LEVEL_GROWTH // growth))
-            r = _part(r, low, STAGE_MAX_BYTES // size)
-            if growth * r < LEVEL_GROWTH or block * r < LONG_RUN_BYTES:
+            high = STAGE_MAX_BYTES // size
+            part = _part(r, low, high)
+            if ragged and part < low <= min(high, r - 1):
+                part = low
+            if growth * part < LEVEL_GROWTH or block * part < LONG_RUN_BYTES:
                 break  # a fill of single elements, cut into short runs, would be slower
+            r = part
             cuts.append((axis, r))
             return tuple(cuts)
         size, growth, first = size * r, growth * r, axis

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._agnostic import staging, view_shapes
+from .._agnostic import in_parts, rest_axis, staging, view_shapes
 from .._lib._helpers import chain
 from .._lib._tuning import (
     LONG_RUN_BYTES,
@@ -30,8 +30,8 @@ __all__ = ["FAST_PATH"]
 # the block sizes whose `numpy.repeat` loops NumPy specialises (faster than memcpy)
 _REPEAT_BLOCKS = frozenset({1, 2, 4, 8, 16, 32})
 
-# A last axis of the view this short (the repeats of a short block, say) is copied
-# one index at a time, where the axis before it is longer: NumPy's
+# A broadcast last axis of the view this short (the repeats of a short block) is
+# copied one index at a time, where the axis before it is longer: NumPy's
 # copy loops over the last axis innermost, a few elements per loop. (300, 20, 2) x
 # (3, 2, 2) float32: 109 us against 266 (`numpy.tile` 176); (3, 2, 8): no faster.
 _SPLIT_INNER = 4
@@ -143,7 +143,8 @@ def _broadcast_copy(
 ) -> Callable[..., Array]:
     """The copy of the broadcast view of an array of `shape`, as a call (into C-order `out`)."""
     spread, view_shape = view_shapes(shape, reps)
-    inner = view_shape[-1] if len(view_shape) > 1 else 0
+    # a broadcast last axis, which NumPy cannot merge with the axis before it
+    inner = view_shape[-1] if len(view_shape) > 1 and spread[-1] == 1 else 0
     if not 1 < inner <= _SPLIT_INNER or view_shape[-2] <= inner:
         inner = 0
 
@@ -155,12 +156,8 @@ def _broadcast_copy(
         source = np.asarray(a).reshape(spread)
         if not inner:
             np.copyto(target, source)
-        elif spread[-1] == 1:  # a broadcast: the same source each time
-            for j in range(inner):
-                np.copyto(target[..., j], source[..., 0])
-        else:
-            for j in range(inner):
-                np.copyto(target[..., j], source[..., j])
+        for j in range(inner):
+            np.copyto(target[..., j], source[..., 0])
         return target.reshape(out_shape)
 
     return copy
@@ -198,20 +195,53 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     """
     A cached call's tile: the staging levels and the final copy, each planned once.
 
-    The same steps as the full tile's; None where that doubles (it is then run as
-    it is) or concatenates first (`fit_rank`).
+    The same steps as the full tile's (a final copy in parts as `in_parts`); None
+    where that doubles (it is then run as it is) or concatenates first (`fit_rank`).
     """
     a: np.ndarray[Any, Any] = x  # type: ignore[assignment]
     dtype, itemsize = a.dtype, a.dtype.itemsize
     if 2 * len(plan.shape) > MAX_DIMS:
         return None
-    levels, final, run_bytes = staging(plan, itemsize)
+    levels, final, run_bytes = staging(plan, itemsize, ragged=True)
     if run_bytes and _doubling_pays(dtype, run_bytes):
         return None
     first, *rest = [*levels, final]
     steps = [_copier(first, dtype, a.reshape(plan.shape).strides)]
-    steps += [_copier(p, dtype, _c_strides(p.shape, itemsize)) for p in rest]
+    if rest_axis(final) is not None:
+        rest.pop()
+        steps.append(_parts_copier(final))
+    steps[1:1] = [_copier(p, dtype, _c_strides(p.shape, itemsize)) for p in rest]
     return chain(steps)
+
+
+def _parts_copier(plan: Plan, /) -> Callable[[Array], Array]:
+    """
+    `in_parts` for a cached plan, its two copies planned once where they can be.
+
+    That is where the axis in parts is the output's outermost: the output is then
+    flat, the staged array repeated, then a prefix of it.
+    """
+    axis = rest_axis(plan)
+    assert axis is not None
+    if math.prod(plan.out_shape[:axis]) != 1:
+        return lambda staged: in_parts(staged, plan, np, _copy)
+    block, repeats, size, out_shape = (
+        math.prod(plan.shape),
+        plan.reps[axis],
+        plan.size,
+        plan.out_shape,
+    )
+    head = block * repeats
+
+    def copy(staged: Array) -> Array:  # numpydoc ignore=PR01,RT01
+        """The staged array `repeats` times, then its first ``size - head`` elements."""
+        s = np.asarray(staged).reshape(-1)  # a fresh staging level: contiguous
+        out = np.empty(size, dtype=s.dtype)
+        np.copyto(out[:head].reshape(repeats, block), s)
+        out[head:] = s[: size - head]
+        return out.reshape(out_shape)
+
+    return copy
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int, /) -> tuple[int, ...]:
@@ -376,4 +406,5 @@ FAST_PATH = FastPath(
     layout=_layout,
     compile=_compile,
     check_out=_check_out,
+    parts=lambda _x: True,  # `numpy.copyto` writes any view in place
 )

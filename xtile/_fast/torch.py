@@ -7,12 +7,13 @@ and a large CPU tensor with short runs is written faster by block doubling insid
 the output, as onnxruntime does. GPUs and ``torch.compile`` keep the one copy.
 """
 
+import math
 from collections.abc import Callable
 
 import torch
 from torch.autograd.forward_ad import unpack_dual
 
-from .._agnostic import staging, view_shapes
+from .._agnostic import in_parts, rest_axis, staging, view_shapes
 from .._lib._helpers import chain
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
@@ -141,11 +142,14 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
 
     Each copy is views and a clone, which autograd and forward AD record as ever.
     None where the full tile doubles on the CPU (which depends on autograd's state
-    at the call): it is then run as it is.
+    at the call): it is then run as it is. A plan in parts (`in_parts`) was made for
+    an untracked tensor; a tracked one of its layout takes the full tile.
     """
     t: torch.Tensor = x  # type: ignore[assignment]
     itemsize = t.element_size()
-    levels, final, run_bytes = staging(plan, itemsize) if t.is_cpu else ([], plan, 0)
+    levels, final, run_bytes = (
+        staging(plan, itemsize, ragged=_parts(t)) if t.is_cpu else ([], plan, 0)
+    )
     if run_bytes:
         return None
     contiguous = t.is_contiguous()
@@ -153,8 +157,41 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     for level in levels:
         steps.append(_copier(level, contiguous=contiguous))
         contiguous = True  # each level's output is a fresh tensor
-    steps.append(_final_copier(final, t, contiguous=contiguous))
+    if rest_axis(final) is not None:
+        steps.append(_parts_copier(final))
+    else:
+        steps.append(_final_copier(final, t, contiguous=contiguous))
     return chain(steps)
+
+
+def _parts_copier(plan: Plan, /) -> Callable[[Array], Array]:
+    """
+    `in_parts` for a cached plan, its two copies planned once where they can be.
+
+    That is where the axis in parts is the output's outermost: the output is then
+    flat, the staged tensor repeated, then a prefix of it.
+    """
+    axis = rest_axis(plan)
+    assert axis is not None
+    if math.prod(plan.out_shape[:axis]) != 1:
+        return lambda staged: in_parts(staged, plan, torch, _copy)
+    block, repeats, size, out_shape = (
+        math.prod(plan.shape),
+        plan.reps[axis],
+        plan.size,
+        plan.out_shape,
+    )
+    head = block * repeats
+
+    def copy(staged: Array) -> Array:  # numpydoc ignore=PR01,RT01
+        """The staged tensor `repeats` times, then its first ``size - head`` elements."""
+        s: torch.Tensor = staged.view(-1)  # type: ignore[attr-defined]  # a fresh staging level
+        out = torch.empty(size, dtype=s.dtype, device=s.device)
+        out[:head].view(repeats, block).copy_(s.expand(repeats, block))
+        out[head:].copy_(s[: size - head])
+        return out.view(*out_shape)
+
+    return copy
 
 
 def _final_copier(plan: Plan, t: torch.Tensor, /, *, contiguous: bool) -> Callable[[Array], Array]:
@@ -198,6 +235,12 @@ def _copier(plan: Plan, /, *, contiguous: bool) -> Callable[[Array], Array]:
         .clone(memory_format=torch.contiguous_format)
         .view(*out_shape)
     )
+
+
+def _parts(x: Array, /) -> bool:
+    """Whether copies into views of one output are plain writes: an untracked plain tensor."""
+    t: torch.Tensor = x  # type: ignore[assignment]
+    return type(t) is torch.Tensor and not _tracked(t)
 
 
 def _tracked(t: torch.Tensor, /) -> bool:
@@ -248,4 +291,5 @@ FAST_PATH = FastPath(
     layout=_layout,
     compile=_compile,
     check_out=_check_out,
+    parts=_parts,
 )

@@ -162,6 +162,11 @@ class FastPath(NamedTuple):
     max_view_dims : int or None
         The most axes the backend's broadcast view may have, where it is fewer than
         `MAX_DIMS`; more are tiled by concatenation first (`fit_rank`).
+    parts : callable or None
+        Whether the tile of `x` may be written in two parts, each by `copy` into a
+        strided view of one output, in place (no temporary, nothing recorded by
+        autograd): staging then takes part of a repeat that no divisor splits
+        (`xtile._agnostic.in_parts`). None: never.
     """
 
     tile: WholeTile | None = None
@@ -173,3 +178,4 @@ class FastPath(NamedTuple):
     compile: Callable[[Array, Plan], Callable[[Array], Array] | None] | None = None
     check_out: Callable[[Array, Array, str], None] | None = None
     max_view_dims: int | None = None
+    parts: Callable[[Array], bool] | None = None
