@@ -24,6 +24,7 @@ from ._lib._tuning import (
     LONG_RUN_BYTES,
     MAX_DIMS,
     PART_RUN_BYTES,
+    PARTS_BYTES,
     SMALL_BYTES,
     SMALL_ELEMENTS,
     STAGE_MAX_BYTES,
@@ -305,7 +306,9 @@ def stage_cuts(
     divisor of that repeat (`_part`): tiling by ``r1`` then by ``r / r1`` along an
     axis is tiling by ``r``, so a vector tiled 10^5 times is staged ~4 KiB long and
     copied in runs of that. With `ragged`, where no divisor fits, the fewest
-    repeats that do, the rest of the repeat written apart (`in_parts`). Empty when
+    repeats that do, the rest of the repeat written apart (`in_parts`): only for
+    an axis outside all others of length above 1, on outputs of `PARTS_BYTES` or
+    more (elsewhere two strided copies cost more than the short runs). Empty when
     the direct copy's runs are long already.
     """
     shape, reps = plan.shape, plan.reps
@@ -326,7 +329,12 @@ def stage_cuts(
             low = max(-(-PART_RUN_BYTES // block), -(-LEVEL_GROWTH // growth))
             high = STAGE_MAX_BYTES // size
             part = _part(r, low, high)
-            if ragged and part < low <= min(high, r - 1):
+            if (
+                ragged
+                and part < low <= min(high, r - 1)
+                and plan.size * itemsize >= PARTS_BYTES
+                and math.prod(plan.out_shape[:axis]) == 1  # the output is then flat
+            ):
                 part = low
             if growth * part < LEVEL_GROWTH or block * part < LONG_RUN_BYTES:
                 break  # a fill of single elements, cut into short runs, would be slower

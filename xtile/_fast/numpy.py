@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._agnostic import in_parts, rest_axis, staging, view_shapes
+from .._agnostic import rest_axis, staging, view_shapes
 from .._lib._helpers import chain
 from .._lib._tuning import (
     LONG_RUN_BYTES,
@@ -143,10 +143,15 @@ def _broadcast_copy(
 ) -> Callable[..., Array]:
     """The copy of the broadcast view of an array of `shape`, as a call (into C-order `out`)."""
     spread, view_shape = view_shapes(shape, reps)
-    # a broadcast last axis, which NumPy cannot merge with the axis before it
-    inner = view_shape[-1] if len(view_shape) > 1 and spread[-1] == 1 else 0
-    if not 1 < inner <= _SPLIT_INNER or view_shape[-2] <= inner:
+    # the last axis of length above 1: a broadcast one, which NumPy cannot merge with
+    # the axis before it, is copied index by index if short and that one longer
+    last = max((i for i, n in enumerate(view_shape) if n != 1), default=0)
+    inner = view_shape[last] if last and spread[last] == 1 else 0
+    if not 1 < inner <= _SPLIT_INNER or view_shape[last - 1] <= inner:
         inner = 0
+    spread, view_shape = (
+        (spread[: last + 1], view_shape[: last + 1]) if inner else (spread, view_shape)
+    )
 
     def copy(
         a: Array, out: np.ndarray[Any, Any] | None = None
@@ -216,15 +221,13 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
 
 def _parts_copier(plan: Plan, /) -> Callable[[Array], Array]:
     """
-    `in_parts` for a cached plan, its two copies planned once where they can be.
+    `in_parts` for a cached plan, its two copies planned once.
 
-    That is where the axis in parts is the output's outermost: the output is then
-    flat, the staged array repeated, then a prefix of it.
+    Staging splits only an outermost axis (`stage_cuts`): the output is flat, the
+    staged array repeated, then a prefix of it.
     """
     axis = rest_axis(plan)
-    assert axis is not None
-    if math.prod(plan.out_shape[:axis]) != 1:
-        return lambda staged: in_parts(staged, plan, np, _copy)
+    assert axis is not None  # the caller checked
     block, repeats, size, out_shape = (
         math.prod(plan.shape),
         plan.reps[axis],

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import torch
 from torch.autograd.forward_ad import unpack_dual
 
-from .._agnostic import in_parts, rest_axis, staging, view_shapes
+from .._agnostic import rest_axis, staging, view_shapes
 from .._lib._helpers import chain
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
@@ -166,15 +166,13 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
 
 def _parts_copier(plan: Plan, /) -> Callable[[Array], Array]:
     """
-    `in_parts` for a cached plan, its two copies planned once where they can be.
+    `in_parts` for a cached plan, its two copies planned once.
 
-    That is where the axis in parts is the output's outermost: the output is then
-    flat, the staged tensor repeated, then a prefix of it.
+    Staging splits only an outermost axis (`stage_cuts`): the output is flat, the
+    staged tensor repeated, then a prefix of it.
     """
     axis = rest_axis(plan)
-    assert axis is not None
-    if math.prod(plan.out_shape[:axis]) != 1:
-        return lambda staged: in_parts(staged, plan, torch, _copy)
+    assert axis is not None  # the caller checked
     block, repeats, size, out_shape = (
         math.prod(plan.shape),
         plan.reps[axis],
