@@ -45,7 +45,8 @@ def test_plans(
     ("shape", "reps", "itemsize", "cuts", "rest"),
     [
         ((3,), (39631,), 8, ((0, 171),), (0, 130 * 3)),  # 39631 = 231 * 171 + 130
-        ((1, 2, 5), (1, 30011, 1), 4, ((1, 103),), (1, 38 * 2)),  # 30011 = 291 * 103 + 38
+        ((1, 5, 1), (1, 60013, 1), 4, ((1, 205),), (1, 153 * 5)),  # 60013 = 292 * 205 + 153
+        ((4,), (11338,), 16, (), None),  # runs of 64 bytes copy well: not in parts
         ((2, 5), (3, 8009), 4, (), None),  # inside an outer repeated axis: not in parts
         ((3,), (13,), 8, (), None),  # too small to pay for two parts
         ((3,), (39639,), 8, ((0, 181),), None),  # a divisor: no rest

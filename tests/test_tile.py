@@ -430,7 +430,7 @@ def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
         ((3,), (39639,)),  # staged: part of the one repeat (181 of 3 * 73 * 181)
         ((2, 2, 2), (1000, 3, 3)),  # staged: one level, then part of the outer repeat
         ((3,), (39631,)),  # a prime repeat: 171 staged, copied 231 times, then 130 more
-        ((1, 2, 5), (1, 30011, 1)),  # the same inside length-1 and unrepeated axes
+        ((1, 5, 1), (1, 60013, 1)),  # the same inside length-1 and unrepeated axes
         ((300, 20, 2), (3, 2, 2)),  # NumPy: the last view axis copied index by index
         ((30, 8, 2), (3, 2, 32)),  # NumPy: blocks of 2 to 32 bytes as integers or void
     ],

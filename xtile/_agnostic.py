@@ -23,6 +23,7 @@ from ._lib._tuning import (
     LEVEL_GROWTH,
     LONG_RUN_BYTES,
     MAX_DIMS,
+    NUMPY_WORD_RUNS,
     PART_RUN_BYTES,
     PARTS_BYTES,
     SMALL_BYTES,
@@ -307,9 +308,10 @@ def stage_cuts(
     axis is tiling by ``r``, so a vector tiled 10^5 times is staged ~4 KiB long and
     copied in runs of that. With `ragged`, where no divisor fits, the fewest
     repeats that do, the rest of the repeat written apart (`in_parts`): only for
-    an axis outside all others of length above 1, on outputs of `PARTS_BYTES` or
-    more (elsewhere two strided copies cost more than the short runs). Empty when
-    the direct copy's runs are long already.
+    an axis outside all others of length above 1, runs under `DOUBLING_RUN_BYTES`
+    other than machine words, and outputs of `PARTS_BYTES` or more (elsewhere two
+    copies, strided or planned per call, cost more than the short runs). Empty
+    when the direct copy's runs are long already.
     """
     shape, reps = plan.shape, plan.reps
     repeated = [i for i, r in enumerate(reps) if r != 1]
@@ -333,6 +335,8 @@ def stage_cuts(
                 ragged
                 and part < low <= min(high, r - 1)
                 and plan.size * itemsize >= PARTS_BYTES
+                and block < DOUBLING_RUN_BYTES  # runs that copy slowly: 64 bytes copy well
+                and block not in NUMPY_WORD_RUNS  # so do machine words
                 and math.prod(plan.out_shape[:axis]) == 1  # the output is then flat
             ):
                 part = low
