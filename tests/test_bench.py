@@ -60,3 +60,17 @@ def test_summary_lists_the_worst() -> None:
     assert "1 below 0.95" in text
     assert "case2" in text
     assert "case0" not in text
+
+
+def test_per_call_script() -> None:
+    """benchmarks/per_call.py runs and prints one row per backend."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).parents[1] / "benchmarks" / "per_call.py"
+    args = ["--rounds", "2", "--number", "1", "--shape", "3,4", "--reps", "2,1"]
+    done = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, check=True
+    )
+    assert "numpy " in done.stdout
+    assert "(3, 4) x (2, 1)" in done.stdout

@@ -27,7 +27,9 @@ from xtile._lib._typing import Plan
         # part of one axis's repeats: the fewest divisor making 4 KiB runs
         ((3,), (39639,), 8, ((0, 181),)),  # 39639 = 3 * 73 * 181
         ((1, 21), (1, 12825), 4, ((1, 57),)),
-        ((2, 2, 2), (1000, 3, 3), 4, ((1, 3), (0, 20))),  # a whole level, then part
+        ((2, 1, 2), (4000, 3, 3), 1, ((1, 3), (0, 125))),  # a whole level, then part
+        ((2, 1, 2), (4000, 3, 3), 4, ((1, 3),)),  # 144-byte runs copy well: no part
+        ((2,), (7192,), 8, ()),  # a 16-byte word copies well: no part
         ((3,), (39631,), 8, ()),  # a prime repeat: no divisor to stage (see test_ragged)
         ((490, 1, 1, 1), (1, 1, 1, 385), 1, ()),  # a fill stays a fill
     ],

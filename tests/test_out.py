@@ -22,7 +22,7 @@ CASES = [
     ((1, 1000), (40, 1)),  # pure broadcast
     ((40, 30, 3), (2, 3, 10)),
     ((0, 3), (2, 2)),  # empty
-    ((2, 2, 2), (1000, 3, 3)),  # staged, part of the outer repeat
+    ((2, 1, 2), (4000, 3, 3)),  # staged, part of the outer repeat (int8)
     ((3,), (39631,)),  # a prime repeat: in two parts on NumPy and PyTorch
 ]
 

@@ -428,7 +428,7 @@ def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
         ((3, 1, 4, 2), (9, 7, 1, 16)),  # staged, across length-1 axes and a repeat of 1
         ((5, 2, 2), (3, 1, 300)),  # NumPy: the outer axes staged, then one numpy.repeat
         ((3,), (39639,)),  # staged: part of the one repeat (181 of 3 * 73 * 181)
-        ((2, 2, 2), (1000, 3, 3)),  # staged: one level, then part of the outer repeat
+        ((2, 1, 2), (4000, 3, 3)),  # staged: one level, then part of the outer repeat
         ((3,), (39631,)),  # a prime repeat: 171 staged, copied 231 times, then 130 more
         ((1, 5, 1), (1, 60013, 1)),  # the same inside length-1 and unrepeated axes
         ((300, 20, 2), (3, 2, 2)),  # NumPy: the last view axis copied index by index

@@ -24,6 +24,7 @@ from ._lib._tuning import (
     LONG_RUN_BYTES,
     MAX_DIMS,
     NUMPY_WORD_RUNS,
+    PART_MAX_RUN_BYTES,
     PART_RUN_BYTES,
     PARTS_BYTES,
     SMALL_BYTES,
@@ -306,7 +307,8 @@ def stage_cuts(
     the output itself (the outermost repeated axis), the last level stages a
     divisor of that repeat (`_part`): tiling by ``r1`` then by ``r / r1`` along an
     axis is tiling by ``r``, so a vector tiled 10^5 times is staged ~4 KiB long and
-    copied in runs of that. With `ragged`, where no divisor fits, the fewest
+    copied in runs of that; only where the runs are under `PART_MAX_RUN_BYTES` and
+    not machine words, which copy well as they are. With `ragged`, where no divisor fits, the fewest
     repeats that do, the rest of the repeat written apart (`in_parts`): only for
     an axis outside all others of length above 1, runs under `DOUBLING_RUN_BYTES`
     other than machine words, and outputs of `PARTS_BYTES` or more (elsewhere two
@@ -328,6 +330,8 @@ def stage_cuts(
         if axis == repeated[0] or size * r > STAGE_MAX_BYTES:
             # the run of the final copy from `axis` on is this long per repeat staged
             block = size // math.prod(shape[:axis])
+            if block >= PART_MAX_RUN_BYTES or block in NUMPY_WORD_RUNS:
+                break  # runs that copy well as they are: a level would cost more
             low = max(-(-PART_RUN_BYTES // block), -(-LEVEL_GROWTH // growth))
             high = STAGE_MAX_BYTES // size
             part = _part(r, low, high)

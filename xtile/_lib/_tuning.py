@@ -14,6 +14,7 @@ __all__ = [
     "MAX_DIMS",
     "NUMPY_WORD_RUNS",
     "PARTS_BYTES",
+    "PART_MAX_RUN_BYTES",
     "PART_RUN_BYTES",
     "PLAN_CACHE_SIZE",
     "SMALL_BYTES",
@@ -50,6 +51,15 @@ STAGE_MAX_BYTES = 1 << 15
 # (39639,) float64: 167 us by `numpy.repeat` (`numpy.tile` 133), 35 us staged 543 long
 # (4 KiB runs); 512 B to 4 KiB runs alike, 16-32 KiB slower on the smallest outputs.
 PART_RUN_BYTES = 1 << 12
+
+# Part of a repeat is staged only for runs shorter than this (and not of 2, 4, 8, 16
+# bytes, `NUMPY_WORD_RUNS`): longer runs and words copy well as they are, and on
+# outputs under 1 MB the extra level costs more. Set by a 500-case sweep (seed 23):
+# gains at 24-84 byte runs ((3,) x (39639,) float64, (1, 21) x (1, 12825) float32:
+# 1.14 -> 1.56 of `numpy.tile`), losses at 144-272 ((17, 2) x (377, 1) int64 and
+# (23,) x (711,) float64: 1.05 -> 0.7 of `torch.tile`) and at words ((2,) x (7192,)
+# int64: 1.22 -> 0.90 of `numpy.tile`).
+PART_MAX_RUN_BYTES = 128
 
 # Where no divisor of the repeat fits, the output is written in two parts
 # (`_agnostic.in_parts`) only from this size on: the second part and its planning

@@ -1,0 +1,81 @@
+"""
+The time of one small tile, xtile against the native tile: the per-call cost.
+
+(8, 8) x (2, 2) float32 by default, on NumPy and PyTorch (one thread): xtile on a
+repeated call (its plan cached), xtile on a new layout each call (the cache
+cleared), and `numpy.tile` / `torch.tile`, interleaved, best of ``--rounds``
+rounds of ``--number`` calls. Usage::
+
+    python benchmarks/per_call.py [--shape 8,8] [--reps 2,2] [--rounds 200]
+"""
+
+import argparse
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+import xtile
+from xtile import _core
+
+
+def _per_call(calls: dict[str, Callable[[], Any]], rounds: int, number: int) -> dict[str, float]:
+    """Best time of one call of each, in microseconds, rounds interleaved."""
+    best = dict.fromkeys(calls, float("inf"))
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            for _ in range(number):
+                call()
+            best[name] = min(best[name], (time.perf_counter() - start) / number * 1e6)
+    return best
+
+
+def main() -> None:
+    """Print xtile's time per call and its ratio to the native tile's, per backend."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--shape", default="8,8")
+    parser.add_argument("--reps", default="2,2")
+    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--number", type=int, default=20)
+    args = parser.parse_args()
+    shape = tuple(int(s) for s in args.shape.split(","))
+    reps = tuple(int(r) for r in args.reps.split(","))
+    a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+
+    def uncached(x: Any) -> Callable[[], Any]:
+        def call() -> Any:
+            _core._PLANS.clear()
+            return xtile.tile(x, reps)
+
+        return call
+
+    backends: dict[str, tuple[Any, Callable[..., Any]]] = {"numpy": (a, np.tile)}
+    try:
+        import torch
+    except ImportError:
+        pass
+    else:
+        torch.set_num_threads(1)
+        backends["torch (1 thread)"] = (torch.from_numpy(a), torch.tile)
+    print(f"{shape} x {reps} float32, us per call (best of {args.rounds} x {args.number})")
+    for name, (x, native) in backends.items():
+        t = _per_call(
+            {
+                "native": lambda x=x, native=native: native(x, reps),
+                "cached": lambda x=x: xtile.tile(x, reps),
+                "uncached": uncached(x),
+            },
+            args.rounds,
+            args.number,
+        )
+        print(
+            f"{name:<17} native {t['native']:5.1f}  xtile {t['cached']:5.1f} "
+            f"({t['cached'] / t['native']:.2f}x)  new layout {t['uncached']:5.1f} "
+            f"({t['uncached'] / t['native']:.2f}x)"
+        )
+
+
+if __name__ == "__main__":
+    main()
