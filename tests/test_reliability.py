@@ -1,5 +1,6 @@
 """Errors in the user's terms, subclasses kept or refused, NaN payloads: what a user meets."""
 
+import importlib.metadata
 import re
 from typing import Any
 
@@ -105,5 +106,12 @@ def test_jax_bfloat16_nan_payloads() -> None:
     quieted = np.where(nan, bits | 0x0040, bits).astype(np.uint16)  # the quiet bit set
     for reps in [(2,), (1000,), (3, 2)]:
         got = to_numpy(xtile.tile(x, reps)).view(np.uint16)
-        assert same_bits(got, to_numpy(jnp.tile(x, reps)).view(np.uint16))
-        assert same_bits(got, np.tile(bits, reps)) or same_bits(got, np.tile(quieted, reps))
+        native = to_numpy(jnp.tile(x, reps)).view(np.uint16)
+        assert same_bits(got, native)
+        kept = np.tile(bits, reps), np.tile(quieted, reps)
+        if not any(same_bits(native, k) for k in kept):
+            pytest.xfail(  # xtile is jnp.tile's program: it cannot keep what XLA drops
+                f"jax {importlib.metadata.version('jax')}'s own tile canonicalizes bfloat16 "
+                f"NaN payloads (by {reps}); xtile matches it bit for bit"
+            )
+        assert any(same_bits(got, k) for k in kept)

@@ -427,10 +427,6 @@ def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
         ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3)),  # staged: two levels
         ((3, 1, 4, 2), (9, 7, 1, 16)),  # staged, across length-1 axes and a repeat of 1
         ((5, 2, 2), (3, 1, 300)),  # NumPy: the outer axes staged, then one numpy.repeat
-        ((3,), (39639,)),  # staged: part of the one repeat (181 of 3 * 73 * 181)
-        ((2, 1, 2), (4000, 3, 3)),  # staged: one level, then part of the outer repeat
-        ((3,), (39631,)),  # a prime repeat: 171 staged, copied 231 times, then 130 more
-        ((1, 5, 1), (1, 60013, 1)),  # the same inside length-1 and unrepeated axes
         ((300, 20, 2), (3, 2, 2)),  # NumPy: the last view axis copied index by index
         ((30, 8, 2), (3, 2, 32)),  # NumPy: blocks of 2 to 32 bytes as integers or void
     ],
@@ -455,6 +451,38 @@ def test_long_outputs(
     if library.mutable:
         y[...] = xp.zeros_like(y)
         assert same_bits(to_numpy(x), before)
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps"),
+    [
+        ((3,), (39639,)),  # staged: part of the one repeat (181 of 3 * 73 * 181)
+        ((2, 1, 2), (4000, 3, 3)),  # staged: one level, then part of the outer repeat
+        ((3,), (39631,)),  # a prime repeat: 171 staged, copied 231 times, then 130 more
+        ((1, 5, 1), (1, 60013, 1)),  # the same inside length-1 and unrepeated axes
+    ],
+)
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "complex128"])
+@pytest.mark.parametrize("layout", ["C", "strided"])
+def test_long_repeats(
+    library: Backend, xp: Any, make: Any, all_dtypes: Any, shape: Any, reps: Any, dtype: str,
+    layout: str,
+) -> None:  # fmt: skip
+    """
+    Tens of thousands of repeats of a small input: part of a repeat staged, or in parts.
+
+    On the backends that stage (eager CPU arrays); elsewhere such a repeat is one
+    chunk or task per repeat in the standard-only tile (Dask), minutes per case.
+    """
+    if library not in {Backend.NUMPY, Backend.TORCH, Backend.ARRAY_API_STRICT}:
+        pytest.skip("staging is for eager CPU arrays")
+    if dtype not in all_dtypes:
+        pytest.skip(f"{library.value} has no {dtype}")
+    x = make(arange(shape), all_dtypes[dtype])
+    if layout == "strided":
+        x = x[..., ::2]
+    assert_tile(xtile.tile(x, reps), x, reps, xp)
+    assert_tile(xtile.tile(x, reps), x, reps, xp)  # the cached plan
 
 
 @pytest.mark.parametrize("dtype", ["U3", "object", "StringDType"])
