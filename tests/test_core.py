@@ -1,5 +1,6 @@
 """The standard-only tile's cost model, and the NumPy fast path's helpers, on their own."""
 
+import importlib
 import math
 
 import pytest
@@ -72,6 +73,71 @@ def test_ragged(
     else:
         assert axis == rest[0]
         assert p.out_shape[axis] - final.shape[axis] * final.reps[axis] == rest[1]
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps", "itemsize", "block"),
+    [
+        # 418 x 6 x 2 complex128 (78 KiB), then copied to 51 more places
+        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 16, ((418, 1, 1, 2), (1, 6, 1, 1))),
+        ((7, 5000, 1), (12, 1, 3), 1, ((7, 5000, 1), (1, 1, 3))),  # a fill of 3 bytes
+        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 4, None),  # under 1 MiB: one copy
+        ((8424, 1), (3, 8), 8, None),  # a fill of 64 bytes copies near memory speed
+        ((4, 4, 4), (7, 1779, 1), 16, None),  # so do runs of 256 bytes
+        ((5, 1, 2, 1, 2), (14, 1471, 1, 1, 1), 8, None),  # NumPy repeats 32-byte blocks
+        ((400, 3), (1, 1000), 1, None),  # one repeat outside: the block is the output
+        ((2000, 1, 4), (30, 2, 1), 2, None),  # 8-byte runs: block doubling
+        ((600, 200, 1), (4, 1, 2), 1, None),  # no repeat inside the outermost axis
+        ((180000, 1), (3, 3), 8, None),  # a block over 4 MiB
+    ],
+)
+def test_outer_block(
+    shape: tuple[int, ...],
+    reps: tuple[int, ...],
+    itemsize: int,
+    block: tuple[tuple[int, ...], tuple[int, ...]] | None,
+) -> None:
+    """Where the output is its first block repeated, copied from there: that block's plan."""
+    got = _agnostic.outer_block(_plan(shape, reps), itemsize)
+    assert got == (None if block is None else _plan(*block))
+
+
+@given(
+    shape=st.lists(st.integers(1, 5), min_size=1, max_size=5),
+    reps=st.lists(st.integers(1, 4), min_size=1, max_size=5),
+    backend=st.sampled_from(["standard", "numpy", "torch"]),
+)
+def test_from_block(shape: list[int], reps: list[int], backend: str) -> None:
+    """With no thresholds, every plan with a block repeated is tiled right from it."""
+    np = pytest.importorskip("numpy")
+    from array_api_compat import array_namespace
+
+    n = max(len(shape), len(reps))
+    p = _plan((1,) * (n - len(shape)) + tuple(shape), (1,) * (n - len(reps)) + tuple(reps))
+    x = np.arange(math.prod(shape), dtype=np.int16).reshape(shape)
+    if backend == "torch":
+        torch = pytest.importorskip("torch")
+        x = torch.asarray(x)
+    copy = _agnostic.copy
+    if backend != "standard":
+        copy = importlib.import_module(f"xtile._fast.{backend}").FAST_PATH.copy
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_agnostic, "OUTER_MIN_BYTES", 0)
+        m.setattr(_agnostic, "OUTER_MAX_RUN_BYTES", 1 << 30)
+        m.setattr(_agnostic, "short_run", lambda *_: 0)
+        m.setattr(_agnostic, "NUMPY_REPEAT_BLOCKS", frozenset())
+        block = _agnostic.outer_block(p, 2)
+    if block is None:
+        axis = next((i for i, d in enumerate(p.shape) if d != 1), None)
+        assert (
+            axis is None
+            or p.reps[axis + 1 :] == (1,) * (n - axis - 1)
+            or all(r == 1 for r in p.reps[: axis + 1])
+        )
+        return
+    assert block.size * math.prod(p.reps[: n - len(block.shape) + 1]) == p.size
+    y = _agnostic.from_block(x, p, block, array_namespace(x), copy)
+    assert np.array_equal(np.asarray(y), np.tile(np.asarray(x), reps))
 
 
 @given(

@@ -52,6 +52,20 @@ def test_numpy_benchmark_matrix(case: _bench.Case) -> None:
     assert out.nbytes <= peak <= out.nbytes + SLACK, (peak, out.nbytes)
 
 
+@pytest.mark.parametrize(
+    ("shape", "reps", "dtype"),
+    [((7, 5000, 1), (12, 1, 3), "int8"), ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), "complex128")],
+    ids=str,
+)
+def test_numpy_from_the_first_block(shape: Any, reps: Any, dtype: str) -> None:
+    """The first block is written into the output, then copied from there: no temporary."""
+    x = arange(shape).astype(dtype)
+    for _ in range(2):  # the second call runs the cached plan
+        peak, out = peak_bytes(lambda: xtile.tile(x, reps))
+        assert out.nbytes <= peak <= out.nbytes + SLACK, (peak, out.nbytes)
+    np.testing.assert_array_equal(out, np.tile(x, reps))
+
+
 def test_numpy_tile_would_fail() -> None:
     """The bound is tight enough to catch a tile that copies once per repeated axis."""
     peak, out = peak_bytes(lambda: np.tile(X, (3, 4)))
@@ -65,6 +79,7 @@ def test_numpy_tile_would_fail() -> None:
         ((600, 400), (3, 4), "float32"),
         ((100, 100, 3), (2, 3, 10), "float32"),
         ((2,) * 6, (3,) * 6, "float32"),  # two staging levels
+        ((7, 5000, 1), (12, 1, 3), "int8"),  # from the first block, copied 11 times
     ],
     ids=str,
 )

@@ -131,6 +131,24 @@ def test_torch_cached_calls_differentiate() -> None:
             assert torch.equal(tangent, torch.ones(6, 12, dtype=torch.float64))
 
 
+def test_torch_cached_block_plan_differentiates() -> None:
+    """A plan from the first block, cached by an untracked call, leaves tracked ones to autograd."""
+    torch = pytest.importorskip("torch")
+    reps = (12, 1, 3)  # the output from its first block (`_agnostic.from_block`)
+    x = torch.arange(7 * 5000.0, dtype=torch.float64).reshape(7, 5000, 1)
+    assert torch.equal(xtile.tile(x, reps), torch.tile(x, reps))
+    run = _core._PLANS[type(x), (x.shape, x.stride(), x.dtype, x.device), reps]
+    assert run.__qualname__.startswith("_block_copier")
+    w = x.clone().requires_grad_()  # the same layout: the cached plan
+    y = xtile.tile(w, reps)
+    assert y.grad_fn is not None
+    weights = torch.arange(y.numel(), dtype=torch.float64).reshape(y.shape)
+    (y * weights).sum().backward()
+    w2 = x.clone().requires_grad_()
+    (torch.tile(w2, reps) * weights).sum().backward()
+    assert torch.equal(w.grad, w2.grad)
+
+
 def test_torch_compile_after_cached_calls() -> None:
     """A cache filled eagerly does not reach dynamo: one graph, no break."""
     torch = pytest.importorskip("torch")

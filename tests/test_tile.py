@@ -429,6 +429,8 @@ def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
         ((5, 2, 2), (3, 1, 300)),  # NumPy: the outer axes staged, then one numpy.repeat
         ((300, 20, 2), (3, 2, 2)),  # NumPy: the last view axis copied index by index
         ((30, 8, 2), (3, 2, 32)),  # NumPy: blocks of 2 to 32 bytes as integers or void
+        ((7, 5000, 1), (12, 1, 3)),  # NumPy and PyTorch: the first block, copied 11 times
+        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1)),  # the same inside length-1 axes (4-byte items up)
     ],
 )
 @pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "complex128"])

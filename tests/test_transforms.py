@@ -120,8 +120,13 @@ class TestTorch:
 
     @pytest.mark.parametrize(
         ("shape", "reps"),
-        [((100, 3), (10, 200)), ((2, 3, 4, 5), (4, 4, 4, 4)), ((2,) * 6, (3,) * 6)],
-        ids=["doubling", "staged", "staged-twice"],
+        [
+            ((100, 3), (10, 200)),
+            ((2, 3, 4, 5), (4, 4, 4, 4)),
+            ((2,) * 6, (3,) * 6),
+            ((7, 5000, 1), (12, 1, 3)),
+        ],
+        ids=["doubling", "staged", "staged-twice", "from-block"],
     )
     def test_large_outputs_stay_differentiable(
         self, torch_device: Any, shape: Any, reps: Any

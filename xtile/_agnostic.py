@@ -23,7 +23,11 @@ from ._lib._tuning import (
     LEVEL_GROWTH,
     LONG_RUN_BYTES,
     MAX_DIMS,
+    NUMPY_REPEAT_BLOCKS,
     NUMPY_WORD_RUNS,
+    OUTER_MAX_BLOCK_BYTES,
+    OUTER_MAX_RUN_BYTES,
+    OUTER_MIN_BYTES,
     PART_MAX_RUN_BYTES,
     PART_RUN_BYTES,
     PARTS_BYTES,
@@ -38,7 +42,9 @@ __all__ = [
     "broadcast_view",
     "copy",
     "fit_rank",
+    "from_block",
     "in_parts",
+    "outer_block",
     "rest_axis",
     "short_run",
     "stage_cuts",
@@ -68,6 +74,8 @@ def tile(
         if itemsize:
             ragged = fast.parts is not None and fast.parts(x)
             levels, plan, run = staging(plan, itemsize, ragged=ragged)
+            if ragged and out is None and not levels and (block := outer_block(plan, itemsize)):
+                return from_block(x, plan, block, xp, copy_)
             for level in levels:
                 x = copy_(x, level, xp)
             if rest_axis(plan) is not None:
@@ -114,6 +122,63 @@ def in_parts(
     tail = Plan(tuple(rest.shape), reps, rest_shape, math.prod(rest_shape))
     copy_(rest, tail, xp, out[(*lead, slice(whole, None))])
     return out
+
+
+def outer_block(plan: Plan, itemsize: int, /) -> Plan | None:  # numpydoc ignore=PR01,RT01
+    """
+    The plan of the output's first block, where the output is best written from it; else None.
+
+    The block is `x` from its outermost axis of length above 1 on, tiled by the
+    repeats of the axes inside; the output is that block repeated ``R`` times, ``R``
+    the product of the repeats up to that axis (the axes before it are of length 1).
+    Where `x` is too large to stage and its runs are short, each repeat of the block
+    costs a copy of short runs; built once and copied whole, it costs one
+    (`from_block`), as in `numpy.tile`'s passes. Only where it was measured to pay:
+    outputs of `OUTER_MIN_BYTES` or more, runs and fills under `OUTER_MAX_RUN_BYTES`
+    that block doubling does not take (`short_run`) nor NumPy's repeat of blocks
+    (`NUMPY_REPEAT_BLOCKS`), blocks of at most `OUTER_MAX_BLOCK_BYTES`.
+    """
+    shape, reps, out_shape = plan.shape, plan.reps, plan.out_shape
+    axis = next((i for i, d in enumerate(shape) if d != 1), None)
+    if (
+        axis is None
+        or plan.size * itemsize < OUTER_MIN_BYTES
+        or plan.run * itemsize >= OUTER_MAX_RUN_BYTES
+        or _fill(plan) * itemsize >= OUTER_MAX_RUN_BYTES
+        or short_run(plan, itemsize)
+        or all(r == 1 for r in reps[axis + 1 :])  # the block is `x`: the copy's runs are it
+        or (  # NumPy tiles the other axes in the stage, then repeats these blocks: faster
+            plan.run * itemsize in NUMPY_REPEAT_BLOCKS
+            and plan.size // reps[plan.last] * itemsize <= STAGE_MAX_BYTES
+        )
+    ):
+        return None
+    block_shape = (shape[axis], *out_shape[axis + 1 :])
+    size = math.prod(block_shape)
+    if size == plan.size or size * itemsize > OUTER_MAX_BLOCK_BYTES:
+        return None
+    return Plan(shape[axis:], (1, *reps[axis + 1 :]), block_shape, size)
+
+
+def from_block(
+    x: Array, plan: Plan, block: Plan, xp: ArrayNamespace, copy_: Copy, /
+) -> Array:  # numpydoc ignore=PR01,RT01
+    """
+    The tile of `x` by `plan` as its first `block` (`outer_block`), then that block repeated.
+
+    Two copies into views of one output, for backends whose copy writes views in
+    place (`FastPath.parts`): the block into its first place, then from there into
+    the others, a source wholly before its destination.
+    """
+    repeats = plan.size // block.size
+    out = xp.empty((repeats, *block.out_shape), dtype=x.dtype, device=_compat.device(x))
+    copy_(xp.reshape(x, block.shape), block, xp, out[0, ...])
+    ones = (1,) * len(block.shape)
+    rest_shape = (repeats - 1, *block.out_shape)
+    rest = Plan((1, *block.out_shape), (repeats - 1, *ones), rest_shape, plan.size - block.size)
+    copy_(out[0:1, ...], rest, xp, out[1:, ...])
+    tiled: Array = xp.reshape(out, plan.out_shape)
+    return tiled
 
 
 def copy(

@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from .._agnostic import rest_axis, staging, view_shapes
+from .._agnostic import outer_block, rest_axis, staging, view_shapes
 from .._lib._helpers import chain
 from .._lib._tuning import (
     LONG_RUN_BYTES,
     MAX_DIMS,
+    NUMPY_REPEAT_BLOCKS,
     NUMPY_WORD_RUNS,
     SMALL_BYTES,
     STAGE_MAX_BYTES,
@@ -26,9 +27,6 @@ from .._lib._tuning import (
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
-
-# the block sizes whose `numpy.repeat` loops NumPy specialises (faster than memcpy)
-_REPEAT_BLOCKS = frozenset({1, 2, 4, 8, 16, 32})
 
 # A broadcast last axis of the view this short (the repeats of a short block) is
 # copied one index at a time, where the axis before it is longer: NumPy's
@@ -89,7 +87,7 @@ def _copier(
     if (
         not into
         and size * itemsize >= SMALL_BYTES
-        and run * itemsize in _REPEAT_BLOCKS
+        and run * itemsize in NUMPY_REPEAT_BLOCKS
         and size // reps[last] * itemsize <= STAGE_MAX_BYTES
     ):
         # the other axes first, into a cache-sized array, then one pass of `numpy.repeat`
@@ -200,14 +198,17 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     """
     A cached call's tile: the staging levels and the final copy, each planned once.
 
-    The same steps as the full tile's (a final copy in parts as `in_parts`); None
-    where that doubles (it is then run as it is) or concatenates first (`fit_rank`).
+    The same steps as the full tile's (a final copy in parts as `in_parts`, or from
+    the first block as `from_block`); None where that doubles (it is then run as it
+    is) or concatenates first (`fit_rank`).
     """
     a: np.ndarray[Any, Any] = x  # type: ignore[assignment]
     dtype, itemsize = a.dtype, a.dtype.itemsize
     if 2 * len(plan.shape) > MAX_DIMS:
         return None
     levels, final, run_bytes = staging(plan, itemsize, ragged=True)
+    if not levels and (block := outer_block(final, itemsize)):
+        return _block_copier(final, block, dtype, a.reshape(plan.shape).strides)
     if run_bytes and _doubling_pays(dtype, run_bytes):
         return None
     first, *rest = [*levels, final]
@@ -217,6 +218,24 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
         steps.append(_parts_copier(final))
     steps[1:1] = [_copier(p, dtype, _c_strides(p.shape, itemsize)) for p in rest]
     return chain(steps)
+
+
+def _block_copier(
+    plan: Plan, block: Plan, dtype: np.dtype[Any], strides: tuple[int, ...], /
+) -> Callable[[Array], Array]:
+    """`from_block` for a cached plan of an array of `strides`: its two copies planned once."""
+    fill = _copier(block, dtype, strides[len(plan.shape) - len(block.shape) :], into=True)
+    repeats, out_shape, shape = plan.size // block.size, plan.out_shape, block.shape
+    block_shape = block.out_shape
+
+    def copy(a: Array) -> Array:  # numpydoc ignore=PR01,RT01
+        """The first block, then copied from there to the others."""
+        out = np.empty((repeats, *block_shape), dtype=dtype)
+        fill(np.asarray(a).reshape(shape), out[0])
+        np.copyto(out[1:], out[:1])  # the source wholly before: no temporary
+        return out.reshape(out_shape)
+
+    return copy
 
 
 def _parts_copier(plan: Plan, /) -> Callable[[Array], Array]:

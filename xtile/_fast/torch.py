@@ -13,7 +13,7 @@ from collections.abc import Callable
 import torch
 from torch.autograd.forward_ad import unpack_dual
 
-from .._agnostic import rest_axis, staging, view_shapes
+from .._agnostic import outer_block, rest_axis, staging, view_shapes
 from .._lib._helpers import chain
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
@@ -142,8 +142,10 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
 
     Each copy is views and a clone, which autograd and forward AD record as ever.
     None where the full tile doubles on the CPU (which depends on autograd's state
-    at the call): it is then run as it is. A plan in parts (`in_parts`) was made for
-    an untracked tensor; a tracked one of its layout takes the full tile.
+    at the call): it is then run as it is. A plan in parts (`in_parts`) is made where
+    the first call's tensor is untracked; a tracked one of its layout runs it too,
+    autograd recording its copies into views of the output. A plan from the first
+    block (`from_block`) checks each call's tensor: a tracked one takes one copy.
     """
     t: torch.Tensor = x  # type: ignore[assignment]
     itemsize = t.element_size()
@@ -153,6 +155,8 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     if run_bytes:
         return None
     contiguous = t.is_contiguous()
+    if t.is_cpu and not levels and (block := outer_block(final, itemsize)):
+        return _block_copier(final, block, _final_copier(final, t, contiguous=contiguous))
     steps = []
     for level in levels:
         steps.append(_copier(level, contiguous=contiguous))
@@ -162,6 +166,26 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     else:
         steps.append(_final_copier(final, t, contiguous=contiguous))
     return chain(steps)
+
+
+def _block_copier(
+    plan: Plan, block: Plan, one_copy: Callable[[Array], Array], /
+) -> Callable[[Array], Array]:
+    """`from_block` for a cached plan, its copies planned once; `one_copy` for a tracked tensor."""
+    repeats, out_shape, block_shape = plan.size // block.size, plan.out_shape, block.out_shape
+    spread, view_shape = view_shapes(block.shape, block.reps)
+
+    def copy(a: Array) -> Array:  # numpydoc ignore=PR01,RT01
+        """The first block, then copied from there to the others."""
+        t: torch.Tensor = a  # type: ignore[assignment]
+        if not _parts(t):
+            return one_copy(a)
+        out = torch.empty((repeats, *block_shape), dtype=t.dtype, device=t.device)
+        out[0].view(view_shape).copy_(t.view(spread).expand(view_shape))
+        out[1:].copy_(out[:1].expand(repeats - 1, *block_shape))
+        return out.view(out_shape)
+
+    return copy
 
 
 def _parts_copier(plan: Plan, /) -> Callable[[Array], Array]:
