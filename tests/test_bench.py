@@ -74,3 +74,17 @@ def test_per_call_script() -> None:
     )
     assert "numpy " in done.stdout
     assert "(3, 4) x (2, 1)" in done.stdout
+
+
+def test_outer_block_script() -> None:
+    """benchmarks/outer_block.py finds the one case of its draw and times it on and off."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).parents[1] / "benchmarks" / "outer_block.py"
+    args = ["--seed", "0", "--draw", "110", "--rounds", "1"]  # the 110th case applies
+    done = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, check=True
+    )
+    assert "numpy on   1 cases" in done.stdout
+    assert "numpy off  1 cases" in done.stdout

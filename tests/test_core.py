@@ -76,29 +76,32 @@ def test_ragged(
 
 
 @pytest.mark.parametrize(
-    ("shape", "reps", "itemsize", "block"),
+    ("shape", "reps", "itemsize", "fill_bytes", "block"),
     [
         # 418 x 6 x 2 complex128 (78 KiB), then copied to 51 more places
-        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 16, ((418, 1, 1, 2), (1, 6, 1, 1))),
-        ((7, 5000, 1), (12, 1, 3), 1, ((7, 5000, 1), (1, 1, 3))),  # a fill of 3 bytes
-        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 4, None),  # under 1 MiB: one copy
-        ((8424, 1), (3, 8), 8, None),  # a fill of 64 bytes copies near memory speed
-        ((4, 4, 4), (7, 1779, 1), 16, None),  # so do runs of 256 bytes
-        ((5, 1, 2, 1, 2), (14, 1471, 1, 1, 1), 8, None),  # NumPy repeats 32-byte blocks
-        ((400, 3), (1, 1000), 1, None),  # one repeat outside: the block is the output
-        ((2000, 1, 4), (30, 2, 1), 2, None),  # 8-byte runs: block doubling
-        ((600, 200, 1), (4, 1, 2), 1, None),  # no repeat inside the outermost axis
-        ((180000, 1), (3, 3), 8, None),  # a block over 4 MiB
+        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 16, None, ((418, 1, 1, 2), (1, 6, 1, 1))),
+        ((7, 5000, 1), (12, 1, 3), 1, 64, ((7, 5000, 1), (1, 1, 3))),  # a fill of 3 bytes
+        ((3, 32, 1), (15, 6, 51), 8, None, ((3, 32, 1), (1, 6, 51))),  # fills of 408 bytes
+        ((3, 32, 1), (15, 6, 51), 8, 64, None),  # which PyTorch writes well as they are
+        ((8424, 1), (3, 8), 8, 64, None),  # so it does 64-byte fills
+        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 4, None, None),  # under 1 MiB: one copy
+        ((4, 4, 4), (7, 1779, 1), 16, None, None),  # runs of 256 bytes copy well
+        ((5, 1, 2, 1, 2), (14, 1471, 1, 1, 1), 8, None, None),  # NumPy repeats 32-byte blocks
+        ((400, 3), (1, 1000), 1, None, None),  # one repeat outside: the block is the output
+        ((2000, 1, 4), (30, 2, 1), 2, None, None),  # 8-byte runs: block doubling
+        ((600, 200, 1), (4, 1, 2), 1, None, None),  # no repeat inside the outermost axis
+        ((180000, 1), (3, 3), 8, None, None),  # a block over 4 MiB
     ],
 )
 def test_outer_block(
     shape: tuple[int, ...],
     reps: tuple[int, ...],
     itemsize: int,
+    fill_bytes: int | None,
     block: tuple[tuple[int, ...], tuple[int, ...]] | None,
 ) -> None:
     """Where the output is its first block repeated, copied from there: that block's plan."""
-    got = _agnostic.outer_block(_plan(shape, reps), itemsize)
+    got = _agnostic.outer_block(_plan(shape, reps), itemsize, fill_bytes)
     assert got == (None if block is None else _plan(*block))
 
 
@@ -126,7 +129,7 @@ def test_from_block(shape: list[int], reps: list[int], backend: str) -> None:
         m.setattr(_agnostic, "OUTER_MAX_RUN_BYTES", 1 << 30)
         m.setattr(_agnostic, "short_run", lambda *_: 0)
         m.setattr(_agnostic, "NUMPY_REPEAT_BLOCKS", frozenset())
-        block = _agnostic.outer_block(p, 2)
+        block = _agnostic.outer_block(p, 2, 1 << 30)
     if block is None:
         axis = next((i for i, d in enumerate(p.shape) if d != 1), None)
         assert (

@@ -74,7 +74,12 @@ def tile(
         if itemsize:
             ragged = fast.parts is not None and fast.parts(x)
             levels, plan, run = staging(plan, itemsize, ragged=ragged)
-            if ragged and out is None and not levels and (block := outer_block(plan, itemsize)):
+            if (
+                ragged
+                and out is None
+                and not levels
+                and (block := outer_block(plan, itemsize, fast.fill_bytes))
+            ):
                 return from_block(x, plan, block, xp, copy_)
             for level in levels:
                 x = copy_(x, level, xp)
@@ -124,7 +129,9 @@ def in_parts(
     return out
 
 
-def outer_block(plan: Plan, itemsize: int, /) -> Plan | None:  # numpydoc ignore=PR01,RT01
+def outer_block(
+    plan: Plan, itemsize: int, fill_bytes: int | None = None, /
+) -> Plan | None:  # numpydoc ignore=PR01,RT01
     """
     The plan of the output's first block, where the output is best written from it; else None.
 
@@ -134,8 +141,9 @@ def outer_block(plan: Plan, itemsize: int, /) -> Plan | None:  # numpydoc ignore
     Where `x` is too large to stage and its runs are short, each repeat of the block
     costs a copy of short runs; built once and copied whole, it costs one
     (`from_block`), as in `numpy.tile`'s passes. Only where it was measured to pay:
-    outputs of `OUTER_MIN_BYTES` or more, runs and fills under `OUTER_MAX_RUN_BYTES`
-    that block doubling does not take (`short_run`) nor NumPy's repeat of blocks
+    outputs of `OUTER_MIN_BYTES` or more, runs under `OUTER_MAX_RUN_BYTES` and fills
+    under `fill_bytes` (`FastPath.fill_bytes`; None: `LONG_RUN_BYTES`) that block
+    doubling does not take (`short_run`) nor NumPy's repeat of blocks
     (`NUMPY_REPEAT_BLOCKS`), blocks of at most `OUTER_MAX_BLOCK_BYTES`.
     """
     shape, reps, out_shape = plan.shape, plan.reps, plan.out_shape
@@ -144,7 +152,7 @@ def outer_block(plan: Plan, itemsize: int, /) -> Plan | None:  # numpydoc ignore
         axis is None
         or plan.size * itemsize < OUTER_MIN_BYTES
         or plan.run * itemsize >= OUTER_MAX_RUN_BYTES
-        or _fill(plan) * itemsize >= OUTER_MAX_RUN_BYTES
+        or _fill(plan) * itemsize >= (LONG_RUN_BYTES if fill_bytes is None else fill_bytes)
         or short_run(plan, itemsize)
         or all(r == 1 for r in reps[axis + 1 :])  # the block is `x`: the copy's runs are it
         or (  # NumPy tiles the other axes in the stage, then repeats these blocks: faster

@@ -15,6 +15,7 @@ from torch.autograd.forward_ad import unpack_dual
 
 from .._agnostic import outer_block, rest_axis, staging, view_shapes
 from .._lib._helpers import chain
+from .._lib._tuning import TORCH_FILL_BYTES
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
@@ -155,7 +156,7 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     if run_bytes:
         return None
     contiguous = t.is_contiguous()
-    if t.is_cpu and not levels and (block := outer_block(final, itemsize)):
+    if t.is_cpu and not levels and (block := outer_block(final, itemsize, TORCH_FILL_BYTES)):
         return _block_copier(final, block, _final_copier(final, t, contiguous=contiguous))
     steps = []
     for level in levels:
@@ -314,4 +315,5 @@ FAST_PATH = FastPath(
     compile=_compile,
     check_out=_check_out,
     parts=_parts,
+    fill_bytes=TORCH_FILL_BYTES,
 )

@@ -24,6 +24,7 @@ __all__ = [
     "SMALL_BYTES",
     "SMALL_ELEMENTS",
     "STAGE_MAX_BYTES",
+    "TORCH_FILL_BYTES",
 ]
 
 # The largest rank the tile's broadcast view may have: NumPy's limit, and so Dask's,
@@ -78,19 +79,26 @@ PARTS_BYTES = 1 << 19
 # 1), then that block copied to its other places (`_agnostic.outer_block`): the short
 # runs are written once, not once per outer repeat, as in `numpy.tile`'s passes. Only
 # for outputs of OUTER_MIN_BYTES or more (two copies and a reshape cost 5-10 us a
-# call: PyTorch lost on 0.4-0.8 MB outputs); for runs, and fills of single elements,
-# under OUTER_MAX_RUN_BYTES (longer ones copy near memory speed as they are: PyTorch
-# fills (8424, 1) x (3, 8) int64, 64-byte fills, in 45 us, from the block in 68; runs
-# of 80-128 bytes gained and lost alike); and for blocks of at most
-# OUTER_MAX_BLOCK_BYTES (the largest measured). Set by the cases of two sweeps (seed 23,
-# 500 cases; seed 101, 3000 cases) it could apply to, with no thresholds: every case
-# where NumPy was below 0.8 of `numpy.tile` had runs of 32 bytes or less, e.g. (66679,
-# 1, 1, 1) x (9, 1, 1, 2) int8 0.26 -> 2.02, (1, 418, 1, 1, 2) x (1, 52, 6, 1, 1)
-# complex128 0.48 -> 1.33 (PyTorch 1.10 -> 3.49 of `torch.tile`), (3, 46, 1, 2) x (11, 1,
-# 37, 1) complex128 0.40 -> 0.99 (PyTorch 1.12 -> 2.45).
+# call: PyTorch lost on 0.4-0.8 MB outputs); for runs under OUTER_MAX_RUN_BYTES (longer
+# ones copy near memory speed as they are: (4, 4, 4) x (7, 1779, 1) complex128,
+# 256-byte runs, 1.6 -> 1.0 of `numpy.tile`; runs of 80-128 bytes gained and lost
+# alike), and fills of single elements under LONG_RUN_BYTES, or TORCH_FILL_BYTES in
+# PyTorch (`FastPath.fill_bytes`); and for blocks of at most OUTER_MAX_BLOCK_BYTES (the
+# largest measured). Set by the cases of two sweeps (seed 23, 500 cases; seed 101,
+# 3000 cases) it could apply to, with no thresholds, and checked on a third (seed 202):
+# every case where NumPy was below 0.8 of `numpy.tile` had runs of 32 bytes or less,
+# e.g. (66679, 1, 1, 1) x (9, 1, 1, 2) int8 0.26 -> 2.02, (1, 418, 1, 1, 2) x (1, 52,
+# 6, 1, 1) complex128 0.48 -> 1.33 (PyTorch 1.10 -> 3.49 of `torch.tile`), (3, 46, 1, 2)
+# x (11, 1, 37, 1) complex128 0.40 -> 0.99 (PyTorch 1.12 -> 2.45):
+# benchmarks/outer_block.py.
 OUTER_MIN_BYTES = 1 << 20
 OUTER_MAX_RUN_BYTES = 64
 OUTER_MAX_BLOCK_BYTES = 1 << 22
+# PyTorch writes a fill of single elements this long near memory speed: (8424, 1) x
+# (3, 8) int64, 64-byte fills, in 45 us, from the first block in 68 (`torch.tile` 54),
+# where NumPy gained from the block on fills of 64-408 bytes ((3, 32, 1) x (15, 6, 51)
+# complex64: 0.70 -> 1.44 of `numpy.tile`).
+TORCH_FILL_BYTES = 64
 # Each staging level multiplies the size by at least this much, or its extra copy
 # costs more than it saves. Set by (2, 2, 2, 2, 2, 2) x (4, 4, 4, 4, 4, 4).
 LEVEL_GROWTH = 8

@@ -166,7 +166,12 @@ class FastPath(NamedTuple):
         Whether the tile of `x` may be written in two parts, each by `copy` into a
         strided view of one output, in place (no temporary, nothing recorded by
         autograd): staging then takes part of a repeat that no divisor splits
-        (`xtile._agnostic.in_parts`). None: never.
+        (`xtile._agnostic.in_parts`), or from its first block (`from_block`). None:
+        never.
+    fill_bytes : int or None
+        The length from which the backend's copy writes a fill of single elements (a
+        broadcast last axis) near memory speed: a tile is written from its first block
+        only for shorter fills. None: `LONG_RUN_BYTES`.
     """
 
     tile: WholeTile | None = None
@@ -179,3 +184,4 @@ class FastPath(NamedTuple):
     check_out: Callable[[Array, Array, str], None] | None = None
     max_view_dims: int | None = None
     parts: Callable[[Array], bool] | None = None
+    fill_bytes: int | None = None
