@@ -44,6 +44,16 @@ def test_plans(
     assert _agnostic.stage_cuts(_plan(shape, reps), itemsize) == cuts
 
 
+def test_part_run_bytes() -> None:
+    """A backend that copies 64-byte runs well (PyTorch) stages part of a repeat only below."""
+    p = _plan((2, 1, 5, 1), (3344, 1, 1, 1))  # runs of 80 bytes: x, repeated
+    assert _agnostic.stage_cuts(p, 8) == ((0, 76),)  # 3344 = 44 * 76
+    assert _agnostic.stage_cuts(p, 8, part_run_bytes=64) == ()
+    assert _agnostic.stage_cuts(p, 4, part_run_bytes=64) == ((0, 152),)  # 40-byte runs
+    torch_fast = pytest.importorskip("xtile._fast.torch")
+    assert torch_fast.FAST_PATH.part_run_bytes == _tuning.TORCH_PART_RUN_BYTES == 64
+
+
 @pytest.mark.parametrize(
     ("shape", "reps", "itemsize", "cuts", "rest"),
     [

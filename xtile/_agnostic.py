@@ -73,7 +73,8 @@ def tile(
         itemsize = fast.stage_itemsize(x)
         if itemsize:
             ragged = fast.parts is not None and fast.parts(x)
-            levels, plan, run = staging(plan, itemsize, ragged=ragged)
+            part = fast.part_run_bytes or PART_MAX_RUN_BYTES
+            levels, plan, run = staging(plan, itemsize, ragged=ragged, part_run_bytes=part)
             if (
                 ragged
                 and out is None
@@ -333,7 +334,7 @@ def fit_rank(
 
 
 def staging(
-    plan: Plan, itemsize: int, /, *, ragged: bool = False
+    plan: Plan, itemsize: int, /, *, ragged: bool = False, part_run_bytes: int = PART_MAX_RUN_BYTES
 ) -> tuple[list[Plan], Plan, int]:  # numpydoc ignore=PR01,RT01
     """
     How a tile that may stage is written: its steps, planned, without running them.
@@ -343,7 +344,8 @@ def staging(
     `short_run`). Small outputs and long runs are one copy as they are. The full
     tile runs these steps; a backend's cached plan (`FastPath.compile`) reuses them.
     `ragged`: the final plan may repeat part of the staged array (`rest_axis`,
-    `in_parts`).
+    `in_parts`); `part_run_bytes`: part of a repeat is staged only for shorter runs
+    (`FastPath.part_run_bytes`).
     """
     if (
         plan.size < SMALL_ELEMENTS
@@ -354,7 +356,7 @@ def staging(
     shape, left = plan.shape, list(plan.reps)
     done = len(shape)
     levels = []
-    for a, r in stage_cuts(plan, itemsize, ragged=ragged):
+    for a, r in stage_cuts(plan, itemsize, ragged=ragged, part_run_bytes=part_run_bytes):
         inner = (1,) * a + (r, *left[a + 1 : done]) + (1,) * (len(shape) - done)
         staged = tuple(map(operator.mul, shape, inner))
         levels.append(Plan(shape, inner, staged, math.prod(staged)))
@@ -367,7 +369,7 @@ def staging(
 
 
 def stage_cuts(
-    plan: Plan, itemsize: int, /, *, ragged: bool = False
+    plan: Plan, itemsize: int, /, *, ragged: bool = False, part_run_bytes: int = PART_MAX_RUN_BYTES
 ) -> tuple[tuple[int, int], ...]:  # numpydoc ignore=PR01,RT01
     """
     Where to stage: each level's first axis and the repeat staged there, innermost first.
@@ -380,9 +382,10 @@ def stage_cuts(
     the output itself (the outermost repeated axis), the last level stages a
     divisor of that repeat (`_part`): tiling by ``r1`` then by ``r / r1`` along an
     axis is tiling by ``r``, so a vector tiled 10^5 times is staged ~4 KiB long and
-    copied in runs of that; only where the runs are under `PART_MAX_RUN_BYTES` and
-    not machine words, which copy well as they are. With `ragged`, where no divisor fits, the fewest
-    repeats that do, the rest of the repeat written apart (`in_parts`): only for
+    copied in runs of that; only where the runs are under `part_run_bytes`
+    (`PART_MAX_RUN_BYTES`, or the backend's `FastPath.part_run_bytes`) and not
+    machine words, which copy well as they are. With `ragged`, where no divisor
+    fits, the fewest repeats that do, the rest of the repeat written apart (`in_parts`): only for
     an axis outside all others of length above 1, runs under `DOUBLING_RUN_BYTES`
     other than machine words, and outputs of `PARTS_BYTES` or more (elsewhere two
     copies, strided or planned per call, cost more than the short runs). Empty
@@ -403,7 +406,7 @@ def stage_cuts(
         if axis == repeated[0] or size * r > STAGE_MAX_BYTES:
             # the run of the final copy from `axis` on is this long per repeat staged
             block = size // math.prod(shape[:axis])
-            if block >= PART_MAX_RUN_BYTES or block in NUMPY_WORD_RUNS:
+            if block >= part_run_bytes or block in NUMPY_WORD_RUNS:
                 break  # runs that copy well as they are: a level would cost more
             low = max(-(-PART_RUN_BYTES // block), -(-LEVEL_GROWTH // growth))
             high = STAGE_MAX_BYTES // size

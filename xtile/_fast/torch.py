@@ -15,7 +15,7 @@ from torch.autograd.forward_ad import unpack_dual
 
 from .._agnostic import outer_block, rest_axis, staging, view_shapes
 from .._lib._helpers import chain
-from .._lib._tuning import TORCH_FILL_BYTES
+from .._lib._tuning import TORCH_FILL_BYTES, TORCH_PART_RUN_BYTES
 from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
 
 __all__ = ["FAST_PATH"]
@@ -151,7 +151,9 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     t: torch.Tensor = x  # type: ignore[assignment]
     itemsize = t.element_size()
     levels, final, run_bytes = (
-        staging(plan, itemsize, ragged=_parts(t)) if t.is_cpu else ([], plan, 0)
+        staging(plan, itemsize, ragged=_parts(t), part_run_bytes=TORCH_PART_RUN_BYTES)
+        if t.is_cpu
+        else ([], plan, 0)
     )
     if run_bytes:
         return None
@@ -316,4 +318,5 @@ FAST_PATH = FastPath(
     check_out=_check_out,
     parts=_parts,
     fill_bytes=TORCH_FILL_BYTES,
+    part_run_bytes=TORCH_PART_RUN_BYTES,
 )

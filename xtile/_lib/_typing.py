@@ -172,6 +172,10 @@ class FastPath(NamedTuple):
         The length from which the backend's copy writes a fill of single elements (a
         broadcast last axis) near memory speed: a tile is written from its first block
         only for shorter fills. None: `LONG_RUN_BYTES`.
+    part_run_bytes : int or None
+        The run from which the backend's copy is fast enough that staging part of a
+        repeat (`xtile._agnostic.stage_cuts`) costs more than it saves. None:
+        `PART_MAX_RUN_BYTES`.
     """
 
     tile: WholeTile | None = None
@@ -185,3 +189,4 @@ class FastPath(NamedTuple):
     max_view_dims: int | None = None
     parts: Callable[[Array], bool] | None = None
     fill_bytes: int | None = None
+    part_run_bytes: int | None = None
