@@ -45,13 +45,17 @@ def test_plans(
 
 
 def test_part_run_bytes() -> None:
-    """A backend that copies 64-byte runs well (PyTorch) stages part of a repeat only below."""
+    """A backend stages part of a repeat below its own run bound and for its own non-words."""
     p = _plan((2, 1, 5, 1), (3344, 1, 1, 1))  # runs of 80 bytes: x, repeated
     assert _agnostic.stage_cuts(p, 8) == ((0, 76),)  # 3344 = 44 * 76
     assert _agnostic.stage_cuts(p, 8, part_run_bytes=64) == ()
     assert _agnostic.stage_cuts(p, 4, part_run_bytes=64) == ((0, 152),)  # 40-byte runs
+    words = _plan((1, 2), (57942, 1))  # runs of 16 bytes: a word to NumPy, not to PyTorch
+    assert _agnostic.stage_cuts(words, 8) == ()
+    assert _agnostic.stage_cuts(words, 8, word_runs=frozenset({2, 4, 8})) == ((0, 261),)
     torch_fast = pytest.importorskip("xtile._fast.torch")
     assert torch_fast.FAST_PATH.part_run_bytes == _tuning.TORCH_PART_RUN_BYTES == 64
+    assert torch_fast.FAST_PATH.word_runs == {2, 4, 8}
 
 
 @pytest.mark.parametrize(

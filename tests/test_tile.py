@@ -462,6 +462,7 @@ def test_long_outputs(
         ((2, 1, 2), (4000, 3, 3)),  # staged: one level, then part of the outer repeat
         ((3,), (39631,)),  # a prime repeat: 171 staged, copied 231 times, then 130 more
         ((1, 5, 1), (1, 60013, 1)),  # the same inside length-1 and unrepeated axes
+        ((1, 4), (20000, 1)),  # float32: 16-byte runs, a word to NumPy, staged by PyTorch
     ],
 )
 @pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "complex128"])

@@ -73,8 +73,13 @@ def tile(
         itemsize = fast.stage_itemsize(x)
         if itemsize:
             ragged = fast.parts is not None and fast.parts(x)
-            part = fast.part_run_bytes or PART_MAX_RUN_BYTES
-            levels, plan, run = staging(plan, itemsize, ragged=ragged, part_run_bytes=part)
+            levels, plan, run = staging(
+                plan,
+                itemsize,
+                ragged=ragged,
+                part_run_bytes=fast.part_run_bytes or PART_MAX_RUN_BYTES,
+                word_runs=NUMPY_WORD_RUNS if fast.word_runs is None else fast.word_runs,
+            )
             if (
                 ragged
                 and out is None
@@ -334,7 +339,13 @@ def fit_rank(
 
 
 def staging(
-    plan: Plan, itemsize: int, /, *, ragged: bool = False, part_run_bytes: int = PART_MAX_RUN_BYTES
+    plan: Plan,
+    itemsize: int,
+    /,
+    *,
+    ragged: bool = False,
+    part_run_bytes: int = PART_MAX_RUN_BYTES,
+    word_runs: frozenset[int] = NUMPY_WORD_RUNS,
 ) -> tuple[list[Plan], Plan, int]:  # numpydoc ignore=PR01,RT01
     """
     How a tile that may stage is written: its steps, planned, without running them.
@@ -344,8 +355,8 @@ def staging(
     `short_run`). Small outputs and long runs are one copy as they are. The full
     tile runs these steps; a backend's cached plan (`FastPath.compile`) reuses them.
     `ragged`: the final plan may repeat part of the staged array (`rest_axis`,
-    `in_parts`); `part_run_bytes`: part of a repeat is staged only for shorter runs
-    (`FastPath.part_run_bytes`).
+    `in_parts`); `part_run_bytes`, `word_runs`: part of a repeat is staged only for
+    shorter runs, not of these sizes (`FastPath.part_run_bytes`, `FastPath.word_runs`).
     """
     if (
         plan.size < SMALL_ELEMENTS
@@ -356,7 +367,10 @@ def staging(
     shape, left = plan.shape, list(plan.reps)
     done = len(shape)
     levels = []
-    for a, r in stage_cuts(plan, itemsize, ragged=ragged, part_run_bytes=part_run_bytes):
+    cuts = stage_cuts(
+        plan, itemsize, ragged=ragged, part_run_bytes=part_run_bytes, word_runs=word_runs
+    )
+    for a, r in cuts:
         inner = (1,) * a + (r, *left[a + 1 : done]) + (1,) * (len(shape) - done)
         staged = tuple(map(operator.mul, shape, inner))
         levels.append(Plan(shape, inner, staged, math.prod(staged)))
@@ -369,7 +383,13 @@ def staging(
 
 
 def stage_cuts(
-    plan: Plan, itemsize: int, /, *, ragged: bool = False, part_run_bytes: int = PART_MAX_RUN_BYTES
+    plan: Plan,
+    itemsize: int,
+    /,
+    *,
+    ragged: bool = False,
+    part_run_bytes: int = PART_MAX_RUN_BYTES,
+    word_runs: frozenset[int] = NUMPY_WORD_RUNS,
 ) -> tuple[tuple[int, int], ...]:  # numpydoc ignore=PR01,RT01
     """
     Where to stage: each level's first axis and the repeat staged there, innermost first.
@@ -384,7 +404,8 @@ def stage_cuts(
     axis is tiling by ``r``, so a vector tiled 10^5 times is staged ~4 KiB long and
     copied in runs of that; only where the runs are under `part_run_bytes`
     (`PART_MAX_RUN_BYTES`, or the backend's `FastPath.part_run_bytes`) and not
-    machine words, which copy well as they are. With `ragged`, where no divisor
+    of the sizes the backend copies as machine words (`word_runs`), which copy well
+    as they are. With `ragged`, where no divisor
     fits, the fewest repeats that do, the rest of the repeat written apart (`in_parts`): only for
     an axis outside all others of length above 1, runs under `DOUBLING_RUN_BYTES`
     other than machine words, and outputs of `PARTS_BYTES` or more (elsewhere two
@@ -406,7 +427,7 @@ def stage_cuts(
         if axis == repeated[0] or size * r > STAGE_MAX_BYTES:
             # the run of the final copy from `axis` on is this long per repeat staged
             block = size // math.prod(shape[:axis])
-            if block >= part_run_bytes or block in NUMPY_WORD_RUNS:
+            if block >= part_run_bytes or block in word_runs:
                 break  # runs that copy well as they are: a level would cost more
             low = max(-(-PART_RUN_BYTES // block), -(-LEVEL_GROWTH // growth))
             high = STAGE_MAX_BYTES // size
@@ -416,7 +437,7 @@ def stage_cuts(
                 and part < low <= min(high, r - 1)
                 and plan.size * itemsize >= PARTS_BYTES
                 and block < DOUBLING_RUN_BYTES  # runs that copy slowly: 64 bytes copy well
-                and block not in NUMPY_WORD_RUNS  # so do machine words
+                and block not in word_runs  # so do machine words
                 and math.prod(plan.out_shape[:axis]) == 1  # the output is then flat
             ):
                 part = low

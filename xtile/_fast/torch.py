@@ -43,6 +43,10 @@ def _copy(x: Array, plan: Plan, _xp: ArrayNamespace, /, out: Array | None = None
 
 # the integers a block of 2, 4 or 8 bytes is copied as
 _WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64}
+# runs PyTorch copies as one integer: staged in part like any other short run, 16 bytes
+# too (NumPy copies those as words, PyTorch element by element): (1, 1, 2, 1, 1) x
+# (57942, 1, 1, 1, 1) int64 0.49 -> 2.72 of `torch.tile` on two threads, 0.84 -> 4.5 on one
+_WORD_RUNS = frozenset(_WORDS)
 
 
 def _words(t: torch.Tensor, plan: Plan, /) -> torch.Tensor | None:
@@ -151,7 +155,13 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     t: torch.Tensor = x  # type: ignore[assignment]
     itemsize = t.element_size()
     levels, final, run_bytes = (
-        staging(plan, itemsize, ragged=_parts(t), part_run_bytes=TORCH_PART_RUN_BYTES)
+        staging(
+            plan,
+            itemsize,
+            ragged=_parts(t),
+            part_run_bytes=TORCH_PART_RUN_BYTES,
+            word_runs=_WORD_RUNS,
+        )
         if t.is_cpu
         else ([], plan, 0)
     )
@@ -319,4 +329,5 @@ FAST_PATH = FastPath(
     parts=_parts,
     fill_bytes=TORCH_FILL_BYTES,
     part_run_bytes=TORCH_PART_RUN_BYTES,
+    word_runs=_WORD_RUNS,
 )

@@ -176,6 +176,9 @@ class FastPath(NamedTuple):
         The run from which the backend's copy is fast enough that staging part of a
         repeat (`xtile._agnostic.stage_cuts`) costs more than it saves. None:
         `PART_MAX_RUN_BYTES`.
+    word_runs : frozenset of int or None
+        The run sizes, in bytes, that the backend's copy moves as one machine word,
+        fast: never staged in part. None: `NUMPY_WORD_RUNS`.
     """
 
     tile: WholeTile | None = None
@@ -190,3 +193,4 @@ class FastPath(NamedTuple):
     parts: Callable[[Array], bool] | None = None
     fill_bytes: int | None = None
     part_run_bytes: int | None = None
+    word_runs: frozenset[int] | None = None
