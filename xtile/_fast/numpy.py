@@ -142,10 +142,12 @@ def _broadcast_copy(
     """The copy of the broadcast view of an array of `shape`, as a call (into C-order `out`)."""
     spread, view_shape = view_shapes(shape, reps)
     # the last axis of length above 1: a broadcast one, which NumPy cannot merge with
-    # the axis before it, is copied index by index if short and that one longer
+    # the axis before it, is copied index by index if short and that one longer; not
+    # where that one is a broadcast too, which NumPy merges into one fill: (2, 2, 1, 1)
+    # x (6, 1, 98940, 4) int16 into `out`, 6.1 ms index by index, 1.0 ms as one fill
     last = max((i for i, n in enumerate(view_shape) if n != 1), default=0)
     inner = view_shape[last] if last and spread[last] == 1 else 0
-    if not 1 < inner <= _SPLIT_INNER or view_shape[last - 1] <= inner:
+    if not 1 < inner <= _SPLIT_INNER or view_shape[last - 1] <= inner or spread[last - 1] == 1:
         inner = 0
     spread, view_shape = (
         (spread[: last + 1], view_shape[: last + 1]) if inner else (spread, view_shape)
