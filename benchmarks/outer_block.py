@@ -77,7 +77,7 @@ def _ratios(case: _bench.Case, rounds: int, limits: bool) -> tuple[float, dict[s
     p = make_plan(x, case.reps, op="outer_block")
     with _thresholds(strategy=True, limits=limits):
         levels, final, _ = _agnostic.staging(p, x.itemsize, ragged=True)
-        block = None if levels else _agnostic.outer_block(final, x.itemsize)
+        block = None if levels else _agnostic.outer_block(final, x.itemsize, np_fast.FAST_PATH)
     if block is None:
         return None
     arrays: dict[str, tuple[Any, Any, Callable[[], Any]]] = {

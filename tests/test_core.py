@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from xtile import _agnostic
 from xtile._lib import _tuning
-from xtile._lib._typing import Plan
+from xtile._lib._typing import FastPath, Plan
 
 
 @pytest.mark.parametrize(
@@ -89,34 +89,56 @@ def test_ragged(
         assert p.out_shape[axis] - final.shape[axis] * final.reps[axis] == rest[1]
 
 
+NUMPY_LIKE = FastPath(repeat_blocks=_tuning.NUMPY_REPEAT_BLOCKS)
+TORCH_LIKE = FastPath(fill_bytes=64)
+
+
 @pytest.mark.parametrize(
-    ("shape", "reps", "itemsize", "fill_bytes", "block"),
+    ("shape", "reps", "itemsize", "fast", "block"),
     [
         # 418 x 6 x 2 complex128 (78 KiB), then copied to 51 more places
-        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 16, None, ((418, 1, 1, 2), (1, 6, 1, 1))),
-        ((7, 5000, 1), (12, 1, 3), 1, 64, ((7, 5000, 1), (1, 1, 3))),  # a fill of 3 bytes
-        ((3, 32, 1), (15, 6, 51), 8, None, ((3, 32, 1), (1, 6, 51))),  # fills of 408 bytes
-        ((3, 32, 1), (15, 6, 51), 8, 64, None),  # which PyTorch writes well as they are
-        ((8424, 1), (3, 8), 8, 64, None),  # so it does 64-byte fills
-        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 4, None, None),  # under 1 MiB: one copy
-        ((4, 4, 4), (7, 1779, 1), 16, None, None),  # runs of 256 bytes copy well
-        ((5, 1, 2, 1, 2), (14, 1471, 1, 1, 1), 8, None, None),  # NumPy repeats 32-byte blocks
-        ((400, 3), (1, 1000), 1, None, None),  # one repeat outside: the block is the output
-        ((2000, 1, 4), (30, 2, 1), 2, None, None),  # 8-byte runs: block doubling
-        ((600, 200, 1), (4, 1, 2), 1, None, None),  # no repeat inside the outermost axis
-        ((180000, 1), (3, 3), 8, None, None),  # a block over 4 MiB
+        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 16, NUMPY_LIKE, ((418, 1, 1, 2), (1, 6, 1, 1))),
+        ((7, 5000, 1), (12, 1, 3), 1, TORCH_LIKE, ((7, 5000, 1), (1, 1, 3))),  # a 3-byte fill
+        ((3, 32, 1), (15, 6, 51), 8, NUMPY_LIKE, ((3, 32, 1), (1, 6, 51))),  # 408-byte fills
+        ((3, 32, 1), (15, 6, 51), 8, TORCH_LIKE, None),  # which PyTorch writes well as they are
+        ((8424, 1), (3, 8), 8, TORCH_LIKE, None),  # so it does 64-byte fills
+        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 4, NUMPY_LIKE, None),  # under 1 MiB: one copy
+        ((4, 4, 4), (7, 1779, 1), 16, NUMPY_LIKE, None),  # runs of 256 bytes copy well
+        # NumPy stages the other axes and repeats 32-byte blocks; PyTorch has no such pass
+        ((5, 1, 2, 1, 2), (14, 1471, 1, 1, 1), 8, NUMPY_LIKE, None),
+        (
+            (5, 1, 2, 1, 2),
+            (14, 1471, 1, 1, 1),
+            8,
+            TORCH_LIKE,
+            ((5, 1, 2, 1, 2), (1, 1471, 1, 1, 1)),
+        ),
+        ((400, 3), (1, 1000), 1, NUMPY_LIKE, None),  # one repeat outside: the block is the output
+        ((2000, 1, 4), (30, 2, 1), 2, NUMPY_LIKE, None),  # 8-byte runs: block doubling
+        ((600, 200, 1), (4, 1, 2), 1, NUMPY_LIKE, None),  # no repeat inside the outermost axis
+        ((180000, 1), (3, 3), 8, NUMPY_LIKE, None),  # a block over 4 MiB
     ],
 )
 def test_outer_block(
     shape: tuple[int, ...],
     reps: tuple[int, ...],
     itemsize: int,
-    fill_bytes: int | None,
+    fast: FastPath,
     block: tuple[tuple[int, ...], tuple[int, ...]] | None,
 ) -> None:
     """Where the output is its first block repeated, copied from there: that block's plan."""
-    got = _agnostic.outer_block(_plan(shape, reps), itemsize, fill_bytes)
+    got = _agnostic.outer_block(_plan(shape, reps), itemsize, fast)
     assert got == (None if block is None else _plan(*block))
+
+
+def test_backends_outer_block_bounds() -> None:
+    """NumPy's and PyTorch's entries carry the bounds measured for them."""
+    np_fast = pytest.importorskip("xtile._fast.numpy")
+    assert np_fast.FAST_PATH.repeat_blocks == _tuning.NUMPY_REPEAT_BLOCKS
+    assert np_fast.FAST_PATH.fill_bytes is None  # LONG_RUN_BYTES
+    torch_fast = pytest.importorskip("xtile._fast.torch")
+    assert torch_fast.FAST_PATH.fill_bytes == _tuning.TORCH_FILL_BYTES
+    assert torch_fast.FAST_PATH.repeat_blocks is None
 
 
 @given(
@@ -142,8 +164,7 @@ def test_from_block(shape: list[int], reps: list[int], backend: str) -> None:
         m.setattr(_agnostic, "OUTER_MIN_BYTES", 0)
         m.setattr(_agnostic, "OUTER_MAX_RUN_BYTES", 1 << 30)
         m.setattr(_agnostic, "short_run", lambda *_: 0)
-        m.setattr(_agnostic, "NUMPY_REPEAT_BLOCKS", frozenset())
-        block = _agnostic.outer_block(p, 2, 1 << 30)
+        block = _agnostic.outer_block(p, 2, FastPath(fill_bytes=1 << 30))
     if block is None:
         axis = next((i for i, d in enumerate(p.shape) if d != 1), None)
         assert (

@@ -23,7 +23,6 @@ from ._lib._tuning import (
     LEVEL_GROWTH,
     LONG_RUN_BYTES,
     MAX_DIMS,
-    NUMPY_REPEAT_BLOCKS,
     NUMPY_WORD_RUNS,
     OUTER_MAX_BLOCK_BYTES,
     OUTER_MAX_RUN_BYTES,
@@ -84,7 +83,7 @@ def tile(
                 ragged
                 and out is None
                 and not levels
-                and (block := outer_block(plan, itemsize, fast.fill_bytes))
+                and (block := outer_block(plan, itemsize, fast))
             ):
                 return from_block(x, plan, block, xp, copy_)
             for level in levels:
@@ -136,7 +135,7 @@ def in_parts(
 
 
 def outer_block(
-    plan: Plan, itemsize: int, fill_bytes: int | None = None, /
+    plan: Plan, itemsize: int, fast: FastPath = STANDARD, /
 ) -> Plan | None:  # numpydoc ignore=PR01,RT01
     """
     The plan of the output's first block, where the output is best written from it; else None.
@@ -146,23 +145,26 @@ def outer_block(
     the product of the repeats up to that axis (the axes before it are of length 1).
     Where `x` is too large to stage and its runs are short, each repeat of the block
     costs a copy of short runs; built once and copied whole, it costs one
-    (`from_block`), as in `numpy.tile`'s passes. Only where it was measured to pay:
-    outputs of `OUTER_MIN_BYTES` or more, runs under `OUTER_MAX_RUN_BYTES` and fills
-    under `fill_bytes` (`FastPath.fill_bytes`; None: `LONG_RUN_BYTES`) that block
-    doubling does not take (`short_run`) nor NumPy's repeat of blocks
-    (`NUMPY_REPEAT_BLOCKS`), blocks of at most `OUTER_MAX_BLOCK_BYTES`.
+    (`from_block`), as a tile by one axis at a time does. Only where it was measured
+    to pay: outputs of `OUTER_MIN_BYTES` or more, runs under `OUTER_MAX_RUN_BYTES`
+    and fills under the backend's `FastPath.fill_bytes` (None: `LONG_RUN_BYTES`),
+    blocks of at most `OUTER_MAX_BLOCK_BYTES`; not where block doubling takes the
+    tile (`short_run`), nor where the backend stages the other axes and repeats
+    blocks of these sizes in one pass (`FastPath.repeat_blocks`), faster.
     """
     shape, reps, out_shape = plan.shape, plan.reps, plan.out_shape
     axis = next((i for i, d in enumerate(shape) if d != 1), None)
+    fill_bytes = LONG_RUN_BYTES if fast.fill_bytes is None else fast.fill_bytes
     if (
         axis is None
         or plan.size * itemsize < OUTER_MIN_BYTES
         or plan.run * itemsize >= OUTER_MAX_RUN_BYTES
-        or _fill(plan) * itemsize >= (LONG_RUN_BYTES if fill_bytes is None else fill_bytes)
+        or _fill(plan) * itemsize >= fill_bytes
         or short_run(plan, itemsize)
         or all(r == 1 for r in reps[axis + 1 :])  # the block is `x`: the copy's runs are it
-        or (  # NumPy tiles the other axes in the stage, then repeats these blocks: faster
-            plan.run * itemsize in NUMPY_REPEAT_BLOCKS
+        or (
+            fast.repeat_blocks is not None
+            and plan.run * itemsize in fast.repeat_blocks
             and plan.size // reps[plan.last] * itemsize <= STAGE_MAX_BYTES
         )
     ):

@@ -209,7 +209,7 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     if 2 * len(plan.shape) > MAX_DIMS:
         return None
     levels, final, run_bytes = staging(plan, itemsize, ragged=True)
-    if not levels and (block := outer_block(final, itemsize)):
+    if not levels and (block := outer_block(final, itemsize, FAST_PATH)):
         return _block_copier(final, block, dtype, a.reshape(plan.shape).strides)
     if run_bytes and _doubling_pays(dtype, run_bytes):
         return None
@@ -431,4 +431,5 @@ FAST_PATH = FastPath(
     compile=_compile,
     check_out=_check_out,
     parts=lambda _x: True,  # `numpy.copyto` writes any view in place
+    repeat_blocks=NUMPY_REPEAT_BLOCKS,  # `_copier`: the other axes staged, then `numpy.repeat`
 )

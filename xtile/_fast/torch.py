@@ -168,7 +168,7 @@ def _compile(x: Array, plan: Plan, /) -> Callable[[Array], Array] | None:
     if run_bytes:
         return None
     contiguous = t.is_contiguous()
-    if t.is_cpu and not levels and (block := outer_block(final, itemsize, TORCH_FILL_BYTES)):
+    if t.is_cpu and not levels and (block := outer_block(final, itemsize, FAST_PATH)):
         return _block_copier(final, block, _final_copier(final, t, contiguous=contiguous))
     steps = []
     for level in levels:

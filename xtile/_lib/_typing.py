@@ -179,6 +179,10 @@ class FastPath(NamedTuple):
     word_runs : frozenset of int or None
         The run sizes, in bytes, that the backend's copy moves as one machine word,
         fast: never staged in part. None: `NUMPY_WORD_RUNS`.
+    repeat_blocks : frozenset of int or None
+        The block sizes, in bytes, whose tile the backend's copy writes by staging the
+        other axes and repeating the blocks in one pass, faster than from the first
+        block (`xtile._agnostic.outer_block`). None: none.
     """
 
     tile: WholeTile | None = None
@@ -194,3 +198,4 @@ class FastPath(NamedTuple):
     fill_bytes: int | None = None
     part_run_bytes: int | None = None
     word_runs: frozenset[int] | None = None
+    repeat_blocks: frozenset[int] | None = None
