@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 import xtile
-from xtile import _core
+from xtile._dispatch import PLANS
 
 
 def _per_call(calls: dict[str, Callable[[], Any]], rounds: int, number: int) -> dict[str, float]:
@@ -46,7 +46,7 @@ def main() -> None:
 
     def uncached(x: Any) -> Callable[[], Any]:
         def call() -> Any:
-            _core._PLANS.clear()
+            PLANS.clear()
             return xtile.tile(x, reps)
 
         return call

@@ -11,6 +11,8 @@ import pytest
 from array_api_extra.testing import patch_lazy_xp_functions
 from hypothesis import HealthCheck, settings
 
+import xtile._agnostic
+import xtile._dispatch
 import xtile._fast
 from xtile._testing import Backend, dtypes
 
@@ -67,12 +69,11 @@ def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     The implementation under test: the fast paths, their plan cache, or the standard tile.
 
     Each test starts with an empty plan cache. "cached" calls `xtile.tile` twice per
-    call and checks the second, which runs the plan the first cached (where the
-    backend caches: NumPy). "standard" empties the fast-path registry, so every
-    backend runs `xtile._agnostic`.
+    call and checks the second, which runs the program the first cached. "standard"
+    keeps of each backend's primitives only its checks and limits (what it refuses,
+    its subclasses, its rank), so every backend runs the standard-only tile.
     """
-    monkeypatch.setattr(xtile._core, "_PLANS", {})
-    monkeypatch.setattr(xtile._core, "_LAYOUTS", {})
+    xtile._dispatch.PLANS.clear()
     if request.param == "cached":
         tile = xtile.tile
 
@@ -84,7 +85,19 @@ def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 
         monkeypatch.setattr(xtile, "tile", twice)
     elif request.param == "standard":
-        monkeypatch.setattr(xtile._fast, "lookup", lambda _library: None)
+        lookup = xtile._fast.lookup
+
+        def limits_only(library: str) -> Any:
+            """The backend's checks and limits, none of its primitives: the standard copy."""
+            prims = lookup(library)
+            if prims is None:
+                return None
+            return xtile._agnostic.Primitives(
+                unwrap=prims.unwrap, check_out=prims.check_out, max_view_dims=prims.max_view_dims
+            )
+
+        monkeypatch.setattr(xtile._fast, "lookup", limits_only)
+        monkeypatch.setattr(xtile._dispatch, "_SEEN", {})  # no program of the primitives
     return request.param  # type: ignore[no-any-return]
 
 

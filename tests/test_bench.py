@@ -76,15 +76,16 @@ def test_per_call_script() -> None:
     assert "(3, 4) x (2, 1)" in done.stdout
 
 
-def test_outer_block_script() -> None:
-    """benchmarks/outer_block.py finds the one case of its draw and times it on and off."""
+def test_ablation_script() -> None:
+    """benchmarks/ablation.py times every strategy off in turn and checks every variant."""
     import subprocess
     import sys
 
-    script = Path(__file__).parents[1] / "benchmarks" / "outer_block.py"
-    args = ["--seed", "0", "--draw", "110", "--rounds", "1"]  # the 110th case applies
+    script = Path(__file__).parents[1] / "benchmarks" / "ablation.py"
+    args = ["--backends", "numpy", "--cases", "sweep:3:2,gen2:3:2", "--repeat", "1"]
     done = subprocess.run(
         [sys.executable, str(script), *args], capture_output=True, text=True, check=True
     )
-    assert "numpy on   1 cases" in done.stdout
-    assert "numpy off  1 cases" in done.stdout
+    for name in ("bytes", "stage", "extend", "repeat"):
+        assert f"| {name} |" in done.stdout
+    assert "gen2:3:2" in done.stdout

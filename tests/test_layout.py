@@ -14,24 +14,26 @@ import pytest
 import xtile
 import xtile._fast
 from xtile import _agnostic
-from xtile._lib._typing import FastPath
 from xtile._testing import Backend, arange, assert_tile
 
 PACKAGE = Path(xtile.__file__).parent
 BACKEND_NAMES = ["numpy", "torch", "jax", "dask", "cupy", "array_api_strict", "sparse", "ndonnx"]
 
 
-def test_agnostic_names_no_backend() -> None:
-    """The standard-only tile reaches arrays only through the namespace it is given."""
-    source = (PACKAGE / "_agnostic.py").read_text()
+@pytest.mark.parametrize("module", ["_agnostic.py", "_plan.py", "_cache.py"])
+def test_agnostic_names_no_backend(module: str) -> None:
+    """The executor, the planner and the cache reach arrays only through what they are given."""
+    source = (PACKAGE / module).read_text()
     for name in BACKEND_NAMES:
         assert not re.search(rf"\b{name}\b", source, flags=re.IGNORECASE), name
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             assert all(alias.name in sys.stdlib_module_names for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            assert (node.module or "").partition(".")[0] in sys.stdlib_module_names
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 1
-            assert (node.module or "").startswith("_lib"), node.module
+            assert (node.module or "").startswith(("_lib", "_plan")), node.module
 
 
 def test_fast_paths_one_module_each() -> None:
@@ -41,9 +43,17 @@ def test_fast_paths_one_module_each() -> None:
     for module in modules:
         if importlib.util.find_spec(module) is None:
             continue  # the backend is not installed here
-        fast = importlib.import_module(f"xtile._fast.{module}").FAST_PATH
-        assert isinstance(fast, FastPath)
-        assert any(f is not None for f in fast)
+        prims = importlib.import_module(f"xtile._fast.{module}").PRIMITIVES
+        assert isinstance(prims, _agnostic.Primitives)
+        assert prims != _agnostic.STANDARD
+
+
+def test_primitives_never_order_the_steps() -> None:
+    """The order of the steps is written once, in the planner: no backend module plans."""
+    for path in (PACKAGE / "_fast").glob("*.py"):
+        source = path.read_text()
+        assert "program(" not in source, path.name
+        assert "STRATEGIES" not in source, path.name
 
 
 def test_import_loads_no_backend() -> None:
@@ -83,5 +93,5 @@ def test_impl_fixture_selects_the_path(
     fast = xtile._fast.lookup(library.modname.partition(".")[0])
     if impl == "standard" or fast is None:
         assert calls
-    elif fast.copy is not None or fast.tile is not None:
+    elif fast.copier is not None or fast.tile is not None:
         assert not calls

@@ -1,26 +1,28 @@
-"""The plan cache of repeated calls (`xtile._core.recall`): same answers, same errors."""
+"""The plan cache of repeated calls (`xtile._cache`): same answers, same errors, a whole key."""
 
+import threading
 from typing import Any
 
 import numpy as np
 import pytest
 
 import xtile
-from xtile import _core
-from xtile._lib._tuning import PLAN_CACHE_SIZE
+from xtile import _dispatch, _plan
+from xtile._cache import PlanCache
+from xtile._dispatch import PLANS
 
 
 @pytest.fixture(autouse=True)
-def empty_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_core, "_PLANS", {})
-    monkeypatch.setattr(_core, "_LAYOUTS", {})
+def empty_cache() -> None:
+    PLANS.clear()
 
 
 def test_a_repeated_call_runs_the_cached_plan() -> None:
     x = np.arange(6.0).reshape(2, 3)
-    assert _core.recall(x, (2, 2)) is None
     first = xtile.tile(x, (2, 2))
-    again = _core.recall(x, (2, 2))
+    assert PLANS.info()[:2] == (0, 1)  # planned once
+    again = _dispatch.recall(x, (2, 2))
+    assert PLANS.info()[:2] == (1, 1)  # and run again
     assert again is not None
     np.testing.assert_array_equal(again, np.tile(x, (2, 2)))
     # a fresh array each time, never the input's memory
@@ -39,7 +41,7 @@ def test_only_int_repeats_are_looked_up(reps: Any) -> None:
     x = np.arange(6.0).reshape(2, 3)
     xtile.tile(x, (2, 2))
     xtile.tile(x, 2)
-    assert _core.recall(x, reps) is None
+    assert _dispatch.recall(x, reps) is None
     if isinstance(reps, float) or any(isinstance(r, (bool, float)) for r in np.ravel(reps)):
         with pytest.raises(TypeError, match="repeats"):
             xtile.tile(x, reps)
@@ -48,12 +50,12 @@ def test_only_int_repeats_are_looked_up(reps: Any) -> None:
 def test_a_list_of_ints_is_looked_up() -> None:
     x = np.arange(6.0).reshape(2, 3)
     xtile.tile(x, [2, 2])
-    again = _core.recall(x, [2, 2])
+    again = _dispatch.recall(x, [2, 2])
     assert again is not None
     np.testing.assert_array_equal(again, np.tile(x, (2, 2)))
-    assert len(_core._PLANS) == 1
-    xtile.tile(x, (2, 2))  # the same plan: not planned again
-    assert len(_core._PLANS) == 1
+    assert PLANS.info().currsize == 1
+    xtile.tile(x, (2, 2))  # the same program: not planned again
+    assert PLANS.info().currsize == 1
 
 
 @pytest.mark.parametrize(
@@ -72,7 +74,7 @@ def test_another_layout_is_another_plan(other: Any) -> None:
     np.testing.assert_array_equal(xtile.tile(y, (2, 3)), np.tile(y, (2, 3)))
     if type(y) is np.ma.MaskedArray:
         assert type(xtile.tile(y, (2, 3))) is np.ma.MaskedArray
-        assert _core.recall(y, (2, 3)) is None
+        assert _dispatch.recall(y, (2, 3)) is None
 
 
 def test_errors_are_never_cached() -> None:
@@ -80,14 +82,115 @@ def test_errors_are_never_cached() -> None:
     for _ in range(2):
         with pytest.raises(ValueError, match="-1"):
             xtile.tile(x, (2, -1))
-    assert not _core._PLANS
+    assert not PLANS.info().currsize
 
 
 def test_the_cache_is_bounded() -> None:
-    for n in range(1, PLAN_CACHE_SIZE + 10):
+    maxsize = PLANS.info().maxsize
+    for n in range(1, maxsize + 10):
         xtile.tile(np.zeros(n), 2)
-    assert 0 < len(_core._PLANS) <= PLAN_CACHE_SIZE
+    assert PLANS.info().currsize == maxsize
     np.testing.assert_array_equal(xtile.tile(np.arange(3), 2), [0, 1, 2, 0, 1, 2])
+
+
+def test_least_recently_used_goes_first() -> None:
+    planned: list[int] = []
+
+    def plan(n: int) -> Any:
+        planned.append(n)
+        return _plan.Program(_plan._plan((n,), (2,)), ())
+
+    cache = PlanCache(plan, 2)
+    a = cache.lookup(1)
+    cache.lookup(2)
+    assert cache.lookup(1) is a  # now 2 is the least recently used
+    cache.lookup(3)
+    cache.lookup(2)  # dropped: planned again
+    assert planned == [1, 2, 3, 2]
+    assert cache.info() == (1, 4, 2, 2)
+    cache.clear()
+    assert cache.info() == (0, 0, 2, 0)
+
+
+def test_errors_are_not_kept() -> None:
+    calls: list[int] = []
+
+    def plan(n: int) -> int:
+        calls.append(n)
+        if n < 0:
+            raise ValueError(n)
+        return n
+
+    cache = PlanCache(plan, 4)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="-1"):
+            cache.lookup(-1)
+    assert calls == [-1, -1]
+    assert cache.info().currsize == 0
+
+
+def test_threads_fill_and_evict() -> None:
+    """8 threads look up 40 keys each through a cache of 16: every answer right, the bound kept."""
+
+    def plan(n: int) -> Any:
+        return _plan.Program(_plan._plan((n,), (3,)), ())
+
+    cache = PlanCache(plan, 16)
+    errors: list[BaseException] = []
+    start = threading.Barrier(8)
+
+    def work(seed: int) -> None:
+        try:
+            start.wait()
+            rng = np.random.default_rng(seed)
+            for _ in range(200):
+                n = int(rng.integers(1, 40))
+                assert cache.lookup(n).plan.shape == (n,)
+                assert cache.info().currsize <= 16
+        except BaseException as e:  # noqa: BLE001  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    info = cache.info()
+    assert info.hits + info.misses == 8 * 200
+    assert info.currsize == 16
+
+
+def test_threads_tile_through_the_cache() -> None:
+    """xtile.tile itself from 8 threads, over more layouts than the cache keeps."""
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        try:
+            rng = np.random.default_rng(seed)
+            for _ in range(150):
+                shape = tuple(int(d) for d in rng.integers(1, 30, size=2))
+                reps = tuple(int(r) for r in rng.integers(1, 40, size=2))
+                x = rng.random(shape)
+                np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert PLANS.info().currsize <= PLANS.info().maxsize
+
+
+def test_a_strategy_switched_off_is_another_key() -> None:
+    x = np.arange(3.0)
+    xtile.tile(x, 40000)
+    with _plan.switched_off("stage"):
+        np.testing.assert_array_equal(xtile.tile(x, 40000), np.tile(x, 40000))
+    assert PLANS.info()[1:] == (2, 256, 2)  # two misses, two programs
 
 
 @pytest.mark.parametrize(
@@ -106,7 +209,7 @@ def test_torch_cached_calls_are_fresh_tensors(make: Any, reps: tuple[int, ...]) 
     x = make(torch.arange(12.0).reshape(3, 4))
     first = xtile.tile(x, reps)
     again = xtile.tile(x, reps)
-    assert (type(x), (x.shape, x.stride(), x.dtype, x.device), reps) in _core._PLANS
+    assert _dispatch.recall(x, reps) is not None
     assert torch.equal(again, torch.tile(x, reps))
     assert again.is_contiguous()
     assert again.data_ptr() not in {first.data_ptr(), x.data_ptr()}
@@ -131,15 +234,13 @@ def test_torch_cached_calls_differentiate() -> None:
             assert torch.equal(tangent, torch.ones(6, 12, dtype=torch.float64))
 
 
-def test_torch_cached_block_plan_differentiates() -> None:
-    """A plan from the first block, cached by an untracked call, leaves tracked ones to autograd."""
+def test_torch_cached_parts_plan_differentiates() -> None:
+    """A program in parts, cached by an untracked call, is not run for a tracked tensor."""
     torch = pytest.importorskip("torch")
-    reps = (12, 1, 3)  # the output from its first block (`_agnostic.from_block`)
+    reps = (12, 1, 3)  # written as a corner, then extended inside the output
     x = torch.arange(7 * 5000.0, dtype=torch.float64).reshape(7, 5000, 1)
     assert torch.equal(xtile.tile(x, reps), torch.tile(x, reps))
-    run = _core._PLANS[type(x), (x.shape, x.stride(), x.dtype, x.device), reps]
-    assert run.__qualname__.startswith("_block_copier")
-    w = x.clone().requires_grad_()  # the same layout: the cached plan
+    w = x.clone().requires_grad_()  # the same shape and strides, but tracked: another key
     y = xtile.tile(w, reps)
     assert y.grad_fn is not None
     weights = torch.arange(y.numel(), dtype=torch.float64).reshape(y.shape)
@@ -147,6 +248,7 @@ def test_torch_cached_block_plan_differentiates() -> None:
     w2 = x.clone().requires_grad_()
     (torch.tile(w2, reps) * weights).sum().backward()
     assert torch.equal(w.grad, w2.grad)
+    assert PLANS.info().currsize == 2
 
 
 def test_torch_compile_after_cached_calls() -> None:

@@ -8,6 +8,7 @@ reference. ``python -m xtile bench`` runs the benchmark suite instead.
 """
 
 import argparse
+import math
 import secrets
 import sys
 from typing import Any
@@ -80,13 +81,19 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["bench"]:
         return _bench(argv[1:])
+    if argv[:1] == ["explain"]:
+        return _explain(argv[1:])
     parser = argparse.ArgumentParser(
         prog="python -m xtile",
-        usage="%(prog)s [-h] [--cases N] [--seed S]\n       %(prog)s bench [-h] [--quick] ...",
+        usage=(
+            "%(prog)s [-h] [--cases N] [--seed S]\n       %(prog)s bench [-h] [--quick] ..."
+            "\n       %(prog)s explain SHAPE REPEATS [--dtype D] [--backend B]"
+        ),
         description=(
             "Check xtile against numpy.tile and each backend's own tile on every installed "
             "backend and device, and the ONNX and OpenVINO layers against onnxruntime and "
-            "OpenVINO; exit 1 on any mismatch. 'python -m xtile bench --help': the benchmarks."
+            "OpenVINO; exit 1 on any mismatch. 'python -m xtile bench --help': the benchmarks; "
+            "'python -m xtile explain --help': the steps a call would run."
         ),
         epilog=_LEGEND,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -131,6 +138,62 @@ def main(argv: list[str] | None = None) -> int:
     print(_LEGEND)
     print("OK: every case matched" if not failures else f"FAILED: {failures} mismatches")
     return int(failures > 0)
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    """A shape or repeats from the command line: ``4000,3``, ``(4000, 3)`` or ``7``."""
+    try:
+        return tuple(int(v) for v in text.strip("()[] ").replace(" ", "").split(",") if v)
+    except ValueError:
+        msg = f"expected integers separated by commas, like 4000,3; got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def _explain(argv: list[str]) -> int:
+    """``python -m xtile explain``: the program a call would run, step by step."""
+    import numpy as np
+
+    from . import _fast, _plan
+    from ._lib._helpers import check_non_negative
+
+    parser = argparse.ArgumentParser(
+        prog="python -m xtile explain",
+        description=(
+            "Print the program (the named steps) that xtile.tile would run on a C-ordered "
+            "array of SHAPE and DTYPE tiled by REPEATS, on BACKEND, and what each strategy "
+            f"switched off would run instead. Strategies: {', '.join(_plan.STRATEGIES)}."
+        ),
+        epilog="example: python -m xtile explain 4000,3 1,1000 --dtype float32",
+    )
+    parser.add_argument("shape", type=_ints, help="the input's shape, e.g. 4000,3")
+    parser.add_argument("repeats", type=_ints, help="the repeats, e.g. 1,1000")
+    parser.add_argument("--dtype", default="float32", help="a NumPy dtype name (float32)")
+    parser.add_argument(
+        "--backend",
+        default="numpy",
+        choices=sorted(_fast.LIBRARIES),
+        help="whose primitives and tuning (numpy)",
+    )
+    args = parser.parse_args(argv)
+    check_non_negative(args.repeats, op="python -m xtile explain")
+    itemsize = np.dtype(args.dtype).itemsize
+    strides = tuple(
+        itemsize * math.prod(args.shape[i + 1 :]) for i in range(len(args.shape))
+    )  # C order
+    prims = _fast.lookup(args.backend)
+    tuning = _plan.Tuning() if prims is None else prims.tuning
+    layout = _plan.Layout(args.shape, strides, itemsize, raw=True, parts=True, tuned=True)
+    program = _plan.program(layout, args.repeats, tuning)
+    print(f"{args.backend}, {args.dtype} ({itemsize} bytes per element):")
+    print(_plan.explain(program))
+    used = {type(step) for step in program.steps}
+    for name in _plan.STRATEGIES:
+        with _plan.switched_off(name):
+            other = _plan.program(layout, args.repeats, tuning)
+        if other.steps != program.steps and used:
+            print(f"with {name!r} off:")
+            print(_plan.explain(other).split("\n", 1)[1])
+    return 0
 
 
 def _bench(argv: list[str]) -> int:

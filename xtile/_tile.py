@@ -1,6 +1,6 @@
 """`xtile.tile` and `xtile.tile_shape`: NumPy / OpenVINO Tile-1 / array-API semantics."""
 
-from . import _core
+from . import _dispatch
 from ._lib._helpers import (
     check_non_negative,
     check_shape,
@@ -86,13 +86,13 @@ def tile(
     Array([[1, 2, 1, 2],
            [1, 2, 1, 2]], dtype=array_api_strict.int64)
     """
-    if xp is None and out is None and (tiled := _core.recall(x, repeats)) is not None:
+    if xp is None and out is None and (tiled := _dispatch.recall(x, repeats)) is not None:
         return tiled
     op = "xtile.tile"
     xp = namespace_of(x, xp, op=op, name="x")
     reps, _ = host_ints(repeats, op=op)
     check_non_negative(reps, op=op)
-    return _core.tile(x, reps, xp=xp, op=op, out=out)
+    return _dispatch.tile(x, reps, xp=xp, op=op, out=out)
 
 
 def tile_shape(shape: object, repeats: Repeats, /) -> tuple[int | None, ...]:

@@ -1,6 +1,6 @@
 """ONNX Tile-1, Tile-6 and Tile-13: strict layers over the one core."""
 
-from . import _core
+from . import _dispatch
 from ._lib import _compat
 from ._lib._helpers import (
     check_non_negative,
@@ -159,7 +159,7 @@ def tile(
     xp = namespace_of(input, xp, op=op, name="input")
     _check_type(input, version, xp=xp)
     reps = _onnx_repeats(repeats, input.ndim, op=op)
-    return _core.tile(input, reps, xp=xp, op=op, out=out)
+    return _dispatch.tile(input, reps, xp=xp, op=op, out=out)
 
 
 def tile_v1(
@@ -232,7 +232,7 @@ def tile_v1(
         raise ValueError(msg)
     check_non_negative((n_tiles,), op=op, name="tiles")
     reps = tuple(n_tiles if i == ax % ndim else 1 for i in range(ndim))
-    return _core.tile(input, reps, xp=xp, op=op, out=out)
+    return _dispatch.tile(input, reps, xp=xp, op=op, out=out)
 
 
 def _one_int(value: int | Array, /, *, op: str, name: str) -> int:

@@ -1,6 +1,6 @@
 """OpenVINO Tile-1: NumPy-style promotion, any integer repeats, negatives count as 0."""
 
-from . import _core
+from . import _dispatch
 from ._lib._helpers import host_ints, namespace_of
 from ._lib._typing import Array, ArrayNamespace, Repeats
 
@@ -73,4 +73,4 @@ def tile(
     xp = namespace_of(data, xp, op=op, name="data")
     reps, _ = host_ints(repeats, op=op)
     reps = tuple(max(r, 0) for r in reps)  # the runtime's shape inference clamps at 0
-    return _core.tile(data, reps, xp=xp, op=op, out=out)
+    return _dispatch.tile(data, reps, xp=xp, op=op, out=out)

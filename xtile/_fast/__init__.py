@@ -1,32 +1,34 @@
 """
-The measured fast paths: one module per backend, each with one `FastPath` entry.
+The backends' primitives: one module per backend, each with one `Primitives` entry.
 
 A module here exists only where a measurement showed that the standard-only tile
-(``xtile._agnostic``) cannot reach the goal on that backend; each is run by the same
-parity suite as the standard-only tile (the ``impl`` fixture of the tests). A
-module is imported the first time an array of its backend is tiled, never by
-``import xtile``, so it may import its backend at the top.
+(``xtile._agnostic``) cannot reach the goal on that backend, or where a backend's
+limits demand it; each is run by the same parity suite as the standard-only tile
+(the ``impl`` fixture of the tests). A module is imported the first time an array
+of its backend is tiled, never by ``import xtile``, so it may import its backend at
+the top.
 """
 
 from types import ModuleType
 
-from .._lib._typing import FastPath
+from .._agnostic import Primitives
 
 __all__ = ["LIBRARIES", "lookup"]
 
-# the libraries (`xtile._lib._compat.library`) with a module here, of the same name
+# The registry: the libraries (`xtile._lib._compat.library`) with a module here, of
+# the same name.
 LIBRARIES = frozenset({"numpy", "torch", "jax", "dask", "array_api_strict", "sparse"})
-_LOADED: dict[str, FastPath | None] = {}
+_LOADED: dict[str, Primitives | None] = {}
 
 
-def lookup(library: str, /) -> FastPath | None:  # numpydoc ignore=PR01,RT01
-    """The fast path of `library`, or None where the standard-only tile is the tile."""
+def lookup(library: str, /) -> Primitives | None:  # numpydoc ignore=PR01,RT01
+    """The primitives of `library`, or None where the standard-only tile is the tile."""
     if library in _LOADED:
         return _LOADED[library]
     module = _import(library)
-    fast = None if module is None else module.FAST_PATH
-    _LOADED[library] = fast
-    return fast
+    prims = None if module is None else module.PRIMITIVES
+    _LOADED[library] = prims
+    return prims
 
 
 def _import(library: str, /) -> ModuleType | None:

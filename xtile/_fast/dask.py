@@ -8,7 +8,8 @@ empty outputs; `dask.array.tile` concatenates one block per repeat (400,001 task
 repeated; where the input axis is one chunk, several repeats share an output chunk,
 up to ``max(largest input block, min(array.chunk-size, DASK_GROUP_BYTES))`` bytes.
 Each output block is one input block as it is (an alias: no task, no copy) or
-`xtile.tile` of one input block, in the block's own namespace (NumPy, CuPy).
+the tile of one input block, in the block's own namespace (NumPy, CuPy), by the
+dispatcher.
 """
 
 import itertools
@@ -21,10 +22,16 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 from dask.utils import parse_bytes
 
-from .._lib._tuning import DASK_GROUP_BYTES
-from .._lib._typing import Array, ArrayNamespace, FastPath, Plan
+from .._agnostic import Primitives
+from .._lib._typing import Array, ArrayNamespace, Plan
 
-__all__ = ["FAST_PATH"]
+__all__ = ["PRIMITIVES"]
+
+# Repeats of a one-chunk axis share an output chunk up to this many bytes (or
+# array.chunk-size, if smaller): fewer, larger chunks save a task each; an output
+# block that is an input block as it is costs no copy at all (an alias), so large
+# chunks are not grouped (benchmarks/dask_tile.py).
+DASK_GROUP_BYTES = 4 << 20
 
 
 def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
@@ -67,10 +74,11 @@ def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
 
 
 def _tile_block(block: Any, counts: tuple[int, ...], /) -> Any:
-    """One output block: `xtile.tile` of one input block, in its own namespace."""
-    from .._tile import tile
+    """One output block: the tile of one input block, in its own namespace."""
+    from .._dispatch import tile
+    from .._lib._compat import array_namespace
 
-    return tile(block, counts)
+    return tile(block, counts, xp=array_namespace(block), op="xtile.tile")
 
 
-FAST_PATH = FastPath(tile=_tile)
+PRIMITIVES = Primitives(tile=_tile)

@@ -16,10 +16,11 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import NamedSharding, PartitionSpec
 
+from .._agnostic import Primitives
 from .._lib._helpers import promote
-from .._lib._typing import Array, ArrayNamespace, FastPath, Plan, Shape
+from .._lib._typing import Array, ArrayNamespace, Plan, Shape
 
-__all__ = ["FAST_PATH"]
+__all__ = ["PRIMITIVES"]
 
 
 @partial(jax.jit, static_argnums=(1, 2))
@@ -74,4 +75,4 @@ def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
     return out
 
 
-FAST_PATH = FastPath(tile=_tile)
+PRIMITIVES = Primitives(tile=_tile)

@@ -11,9 +11,10 @@ the dense size.
 
 from collections.abc import Callable
 
-from .._lib._typing import Array, FastPath
+from .._agnostic import Primitives
+from .._lib._typing import Array
 
-__all__ = ["FAST_PATH"]
+__all__ = ["PRIMITIVES"]
 
 
 def _unwrap(x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | None:
@@ -36,4 +37,4 @@ def _unwrap(x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | Non
 
 
 # numpy.ravel_multi_index: "too many dimensions" from 64
-FAST_PATH = FastPath(unwrap=_unwrap, max_view_dims=63)
+PRIMITIVES = Primitives(unwrap=_unwrap, max_view_dims=63)

@@ -19,6 +19,7 @@ from ._typing import Array
 __all__ = [
     "array_namespace",
     "cached_namespace",
+    "compiling_torch",
     "device",
     "is_array_api_obj",
     "is_jax_array",
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 
-def _compiling_torch() -> Any:
+def compiling_torch() -> Any:
     """
     The `torch` module while dynamo traces, else None; never imports torch.
 
@@ -47,7 +48,7 @@ def is_array_api_obj(x: object) -> TypeGuard[Array]:  # numpydoc ignore=PR01,RT0
     """Whether `x` is an array of a namespace array-api-compat supports."""
     if type(x) in _NOT_ARRAYS:
         return False
-    if (torch := _compiling_torch()) is not None:
+    if (torch := compiling_torch()) is not None:
         return isinstance(x, torch.Tensor)
     return array_api_compat.is_array_api_obj(x)
 
@@ -62,7 +63,7 @@ def array_namespace(x: object) -> ModuleType:  # numpydoc ignore=PR01,RT01
     """The array-api-compat namespace of `x`."""
     if (xp := cached_namespace(x)) is not None:
         return xp
-    if _compiling_torch() is not None:
+    if compiling_torch() is not None:
         from array_api_compat import torch as torch_namespace
 
         return torch_namespace
@@ -75,7 +76,7 @@ def array_namespace(x: object) -> ModuleType:  # numpydoc ignore=PR01,RT01
 def cached_namespace(x: object) -> ModuleType | None:  # numpydoc ignore=PR01,RT01
     """The namespace of an array of a type seen before, outside dynamo; else None."""
     xp = _BY_TYPE.get(type(x))
-    if xp is None or (xp.__name__ == "array_api_compat.torch" and _compiling_torch()):
+    if xp is None or (xp.__name__ == "array_api_compat.torch" and compiling_torch()):
         return None
     return xp
 

@@ -3,7 +3,7 @@
 import math
 import operator
 import reprlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TypeVar
 
 from array_api_compat import is_lazy_array, is_writeable_array
@@ -21,6 +21,7 @@ __all__ = [
     "itemsize",
     "namespace_of",
     "out_of_memory",
+    "overlaps_itself",
     "plan",
     "promote",
     "tiled_shape",
@@ -103,6 +104,13 @@ def _array_ints(
                 f"Got the traced value {a}."
             )
             raise TypeError(msg)
+    if _compat.compiling_torch() is not None:
+        msg = (
+            f"{op}: `{name}` must be static, since it sets the output shape: under "
+            "`torch.compile` pass Python ints, or a tensor made outside the compiled "
+            f"region; got a tensor of shape {tuple(a.shape)} traced by the compiler."
+        )
+        raise TypeError(msg)
     if str(_compat.device(a)) == "meta":
         msg = (
             f"{op}: `{name}` must hold values, since they set the output shape; got a "
@@ -342,17 +350,22 @@ def check_out(
         raise ValueError(msg)
 
 
-def chain(
-    steps: Sequence[Callable[[Array], Array]], /
-) -> Callable[[Array], Array]:  # numpydoc ignore=PR01,RT01
-    """The call of `steps` one after the other: a cached tile's staging levels, then its copy."""
-    if len(steps) == 1:
-        return steps[0]
+def overlaps_itself(
+    shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int, /
+) -> bool:  # numpydoc ignore=PR01,RT01
+    """
+    Whether two elements of an array of `shape` and `strides` may share memory.
 
-    def run(a: Array) -> Array:  # numpydoc ignore=PR01,RT01
-        """Each step on the result of the one before."""
-        for step in steps:
-            a = step(a)
-        return a
-
-    return run
+    Its axes of length above 1, by stride, must each step over everything inside
+    (strides and `itemsize` in one unit); a layout that interleaves axes without
+    overlap is taken for overlapping, which no framework makes.
+    """
+    if 0 in shape:
+        return False
+    axes = sorted((abs(st), d) for d, st in zip(shape, strides, strict=True) if d > 1)
+    extent = itemsize
+    for st, d in axes:
+        if st < extent:
+            return True
+        extent = st * d
+    return False
