@@ -2,7 +2,7 @@
 Ablation: xtile with each of its strategies switched off in turn, against the native tile.
 
 For every backend and case it builds the input once and times, interleaved in one
-`xtile._bench.best_times` call: the native tile; `xtile.tile` as users call it;
+`xtile._cli._bench.best_times` call: the native tile; `xtile.tile` as users call it;
 `xtile.tile` inside ``xtile._plan.switched_off()`` with nothing off (all on, the
 baseline of the ratios, with the same cost of entering the block as the others);
 and `xtile.tile` inside ``switched_off(name)`` for each name of
@@ -12,16 +12,16 @@ the native tile; a variant that differs or raises is reported and left out.
 Reported per backend and case source, for each strategy: the geomean, min and max
 of *time with it off / time all on* (what the strategy gains: above 1 it helps),
 how many cases it changed by more than 10% either way, and the cases where it hurts
-most (ratio below 1); and xtile / native as in `xtile._bench` (the native tile's
+most (ratio below 1); and xtile / native as in `xtile._cli._bench` (the native tile's
 time over xtile's: above 1 xtile is faster). Usage::
 
     python benchmarks/ablation.py [--backends numpy,torch-1thread,torch]
         [--cases sweep:23:300,gen2:5:300,matrix] [--repeat 5] [--csv FILE]
         [--only stage,extend]
 
-Case sources: ``sweep:SEED:N`` is ``xtile._bench.sweep_cases(N, SEED)``,
+Case sources: ``sweep:SEED:N`` is ``xtile._cli._bench.sweep_cases(N, SEED)``,
 ``gen2:SEED:N`` is ``shapes2.cases(N, SEED)`` (``benchmarks/shapes2.py``) and
-``matrix`` is ``xtile._bench.CASES``.
+``matrix`` is ``xtile._cli._bench.CASES``.
 """
 
 import argparse
@@ -38,7 +38,8 @@ import numpy as np
 import shapes2  # benchmarks/shapes2.py, beside this script
 
 import xtile
-from xtile import _bench, _plan
+from xtile import _plan
+from xtile._cli import _bench
 
 # a strategy "changed" a case when it moves its time by more than this, either way
 CHANGED = 0.10
@@ -152,7 +153,7 @@ def run(
     Parameters
     ----------
     backends : iterable of str
-        Names from `xtile._bench.BACKENDS`.
+        Names from `xtile._cli._bench.BACKENDS`.
     sources : sequence of (str, sequence of Case)
         Named lists of cases (`parse_sources`).
     strategies : sequence of str
@@ -189,7 +190,7 @@ def _measure(
     strategies: Sequence[str],
     repeat: int,
 ) -> Row:
-    """One case on one backend (`b`, from `xtile._bench._backends`): checked, then timed."""
+    """One case on one backend (`b`, from `xtile._cli._bench._backends`): checked, then timed."""
     data = np.arange(math.prod(case.shape)).reshape(case.shape) % 127
     x, r = b.asarray(data.astype(case.dtype)), case.reps
 

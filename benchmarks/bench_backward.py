@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 import xtile
-from xtile._bench import best_times
+from xtile._cli._bench import best_times
 
 CASES = [
     ((1000, 1000), (4, 4)),

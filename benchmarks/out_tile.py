@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 import xtile
-from xtile import _bench
+from xtile._cli import _bench
 
 
 def _contenders(name: str) -> tuple[Any, Any, Any]:

@@ -1,7 +1,7 @@
 """
 A second random case generator: input shapes and repeats as users write them.
 
-`xtile._bench.sweep_cases` draws, log-uniformly, the two sizes the planner reasons
+`xtile._cli._bench.sweep_cases` draws, log-uniformly, the two sizes the planner reasons
 about (the output's bytes, and the contiguous run of the broadcast copy: the block
 of the input from its last repeated axis on) and then spreads them over axes. Its
 thresholds were tuned on that distribution, so it is no longer an independent test
@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xtile._bench import Case, sweep_cases
+from xtile._cli._bench import Case, sweep_cases
 
 __all__ = [
     "DTYPES",
@@ -114,7 +114,7 @@ def run_bytes(case: Case) -> int:
 
 def cases(n: int, seed: int) -> list[Case]:
     """
-    `n` random cases drawn by input shape and repeats, unlike `xtile._bench.sweep_cases`.
+    `n` random cases drawn by input shape and repeats, unlike `xtile._cli._bench.sweep_cases`.
 
     See the module's docstring for the distribution.
 
@@ -256,11 +256,24 @@ def stats(drawn: Sequence[Case]) -> dict[str, object]:
 
 
 def main() -> None:
-    """Print the summary statistics of `cases` and of `xtile._bench.sweep_cases`."""
+    """
+    Print the summary statistics of `cases` and of `xtile._cli._bench.sweep_cases`, or time them.
+
+    With ``--bench BACKENDS``, time xtile, the native tile and the copy on `cases`
+    (as ``python -m xtile bench --sweep`` does on the sweep's) and print the summary.
+    """
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bench", metavar="BACKENDS", help="e.g. numpy,torch-1thread,torch")
+    parser.add_argument("--repeat", type=int, default=3, help="samples per timing (3)")
     args = parser.parse_args()
+    if args.bench:
+        from xtile._cli import _bench
+
+        results = _bench.run(args.bench.split(","), cases(args.n, args.seed), repeat=args.repeat)
+        print(f"shapes2.cases({args.n}, {args.seed})\n{_bench.summary(results)}")
+        return
     for name, drawn in [
         ("sweep_cases", sweep_cases(args.n, args.seed)),
         ("shapes2.cases", cases(args.n, args.seed)),

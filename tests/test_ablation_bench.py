@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from xtile import _bench
+from xtile._cli import _bench
 
 np = pytest.importorskip("numpy")
 

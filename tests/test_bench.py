@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from xtile import _bench
+from xtile._cli import _bench
 
 
 def test_bench_smoke(tmp_path: Path) -> None:

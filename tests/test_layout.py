@@ -70,7 +70,7 @@ def test_import_loads_no_backend() -> None:
     assert not roots & {*BACKEND_NAMES, "matplotlib", "ml_dtypes", "pytest", "hypothesis"}
     loaded = {m for m in modules if m.startswith("xtile.")}
     assert not {m for m in loaded if m.startswith(("xtile._fast.", "xtile._testing"))}
-    assert "xtile._bench" not in loaded
+    assert not {m for m in loaded if m.startswith("xtile._cli")}
     assert seconds < 5  # a sanity bound, not a benchmark
 
 

@@ -49,3 +49,28 @@ def test_help_is_plain_text() -> None:
 
 def test_bench_quick() -> None:
     assert "geomean xtile/native" in _run("bench", "--quick")
+
+
+def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m xtile explain`` prints a call's steps, and each strategy switched off."""
+    from xtile._cli import main
+
+    assert main(["explain", "3,1", "39639,2", "--dtype", "float64"]) == 0
+    out = capsys.readouterr().out
+    assert "tile (3, 1) by (39639, 2) -> (118917, 2)" in out
+    assert "1. stage: (3, 1) tiled by (86, 2) into a fresh (258, 2)" in out
+    assert "-> output[118680:118917, 0:2]" in out
+    assert "with 'stage' off:" in out
+    assert main(["explain", "(100, 100, 3)", "10,10,10", "--backend", "numpy"]) == 0
+    assert "extend (spread)" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="-2"):
+        main(["explain", "3", "-2"])
+    with pytest.raises(SystemExit):
+        main(["explain", "3,x", "2"])
+    assert "integers separated by commas" in capsys.readouterr().err
+
+
+def test_explain_help_is_complete() -> None:
+    out = _run("explain", "--help")
+    for word in ("SHAPE", "REPEATS", "--dtype", "--backend", "bytes, stage, extend, repeat"):
+        assert word in out

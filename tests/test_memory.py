@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import xtile
-from xtile import _bench
+from xtile._cli import _bench
 from xtile._testing import arange
 
 SLACK = 64 * 1024  # index arrays, small Python objects; far below one output

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import xtile
-from xtile import _bench
+from xtile._cli import _bench
 
 sparse = pytest.importorskip("sparse")
 

@@ -89,7 +89,9 @@ class Primitives(NamedTuple):
 STANDARD = Primitives()
 
 
-def runner(program: Program, xp: ArrayNamespace, prims: Primitives, /) -> CopyCall:
+def runner(
+    program: Program, xp: ArrayNamespace, prims: Primitives, /
+) -> CopyCall:  # numpydoc ignore=PR01,RT01
     """
     `program` as a call ``(x, out)``, its copies made ahead: what the plan cache keeps.
 

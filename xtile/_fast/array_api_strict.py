@@ -1,5 +1,5 @@
 """
-array-api-strict's primitives: the broadcast view assigned into `empty`, and staging.
+The primitives of array-api-strict: the broadcast view assigned into `empty`, and staging.
 
 Its ``reshape(copy=True)`` copies the broadcast view in the view's memory order,
 then again into C order; assigning the view into an `empty` array is one copy

@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 
-def compiling_torch() -> Any:
+def compiling_torch() -> Any:  # numpydoc ignore=RT01
     """
     The `torch` module while dynamo traces, else None; never imports torch.
 

@@ -1,0 +1,244 @@
+"""
+``python -m xtile``: check xtile against `numpy.tile` and each backend's own tile, here.
+
+Runs the specifications' examples and random cases on every installed backend
+and device, and the ONNX and OpenVINO layers against onnxruntime and OpenVINO,
+prints one row each, and exits non-zero on any mismatch. Needs NumPy, the
+reference. ``python -m xtile bench`` runs the benchmark suite instead.
+"""
+
+import argparse
+import math
+import secrets
+import sys
+from typing import Any
+
+import xtile
+
+from .._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, _fuzz, _oracles, dtypes
+
+_LEGEND = """\
+columns: dtypes = the dtypes drawn from; cases = the specifications' examples plus N
+random cases (ranks 0-64, six memory layouts, every form of repeats); failures = cases
+whose result differs, bit for bit, from numpy.tile or the backend's own tile (for the
+layers: from the runtime's Tile); a failing case is printed above the table with its
+smallest failing form."""
+
+
+def _row(name: str, row: dict[str, Any]) -> str:
+    """One line of the table."""
+    return f"{name:<26}{row['device']:<22}{row['dtypes']:>7}{row['cases']:>7}{row['failures']:>10}"
+
+
+def _check_backend(backend: Backend, n: int, seed: int) -> dict[str, Any]:
+    """The spec examples and `n` fuzz cases on one backend; a row of the report."""
+    import numpy as np
+
+    xp, device = backend.load()
+    names = list(dtypes(xp, backend))
+    rng = np.random.default_rng([seed, list(Backend).index(backend)])
+    shapes = [
+        np.asarray(e.data).shape if isinstance(e.data, list) else e.data for e in SPEC_EXAMPLES
+    ]
+    cases = [
+        _fuzz.Case(shape, e.repeats, names[0], "C", "tuple")
+        for shape, e in zip(shapes, SPEC_EXAMPLES, strict=True)
+    ]
+    cases += [_fuzz.draw(rng, names, backend.max_rank) for _ in range(n)]
+    row: dict[str, Any] = {"cases": 0, "failures": 0, "dtypes": len(names)}
+    for i, case in enumerate(cases):
+        row["cases"] += 1
+        problem = _fuzz.check(backend, case, seed + i)
+        if problem is None:
+            continue
+        row["failures"] += 1
+
+        def fails(c: _fuzz.Case, i: int = i) -> bool:
+            return _fuzz.check(backend, c, seed + i) is not None
+
+        small = _fuzz.shrink(case, fails)
+        print(f"  {backend.value}: {case}\n    {problem}\n    shrunk: {small}")
+    name = str(device).removeprefix("array_api_strict.")
+    # a device with no name of its own (ndonnx's) shows as its type
+    row["device"] = type(device).__name__ if " object at 0x" in name else name
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    """
+    Run the self-check and print its report.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments; default: ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 when every case matched on every backend, 1 otherwise.
+    """
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:
+        return _bench(argv[1:])
+    if argv[:1] == ["explain"]:
+        return _explain(argv[1:])
+    parser = argparse.ArgumentParser(
+        prog="python -m xtile",
+        usage=(
+            "%(prog)s [-h] [--cases N] [--seed S]\n       %(prog)s bench [-h] [--quick] ..."
+            "\n       %(prog)s explain SHAPE REPEATS [--dtype D] [--backend B]"
+        ),
+        description=(
+            "Check xtile against numpy.tile and each backend's own tile on every installed "
+            "backend and device, and the ONNX and OpenVINO layers against onnxruntime and "
+            "OpenVINO; exit 1 on any mismatch. 'python -m xtile bench --help': the benchmarks; "
+            "'python -m xtile explain --help': the steps a call would run."
+        ),
+        epilog=_LEGEND,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--cases", type=int, default=300, metavar="N", help="random cases per backend (300)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="the seed of the random cases, to replay a run (default: a new one, printed)",
+    )
+    args = parser.parse_args(argv)
+    seed = secrets.randbits(32) if args.seed is None else args.seed
+
+    header = f"{'backend':<26}{'device':<22}{'dtypes':>7}{'cases':>7}{'failures':>10}"
+    print(f"xtile {xtile.__version__}: parity with numpy.tile and each backend's own tile")
+    print(f"seed {seed} (again: python -m xtile --cases {args.cases} --seed {seed})")
+    print(header)
+    print("-" * len(header))
+    failures = 0
+    for backend in Backend:
+        try:
+            row = _check_backend(backend, args.cases, seed)
+        except BackendUnavailableError as e:
+            print(f"{backend.value:<26}skipped: {e}")
+            continue
+        failures += row["failures"]
+        print(_row(backend.value, row))
+    for name, layer, runtime in _oracles.LAYERS:
+        try:
+            row = _oracles.check_layer(layer, runtime, args.cases, seed)
+        except BackendUnavailableError as e:
+            print(f"{name:<26}skipped: {e}")
+            continue
+        for problem in row["problems"]:
+            print(f"  {name}: {problem}")
+        failures += row["failures"]
+        print(_row(name, row))
+    print(_LEGEND)
+    print("OK: every case matched" if not failures else f"FAILED: {failures} mismatches")
+    return int(failures > 0)
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    """A shape or repeats from the command line: ``4000,3``, ``(4000, 3)`` or ``7``."""
+    try:
+        return tuple(int(v) for v in text.strip("()[] ").replace(" ", "").split(",") if v)
+    except ValueError:
+        msg = f"expected integers separated by commas, like 4000,3; got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def _explain(argv: list[str]) -> int:
+    """``python -m xtile explain``: the program a call would run, step by step."""
+    import numpy as np
+
+    from .. import _fast, _plan
+    from .._lib._helpers import check_non_negative
+
+    parser = argparse.ArgumentParser(
+        prog="python -m xtile explain",
+        description=(
+            "Print the program (the named steps) that xtile.tile would run on a C-ordered "
+            "array of SHAPE and DTYPE tiled by REPEATS, on BACKEND, and what each strategy "
+            f"switched off would run instead. Strategies: {', '.join(_plan.STRATEGIES)}."
+        ),
+        epilog="example: python -m xtile explain 4000,3 1,1000 --dtype float32",
+    )
+    parser.add_argument("shape", type=_ints, help="the input's shape, e.g. 4000,3")
+    parser.add_argument("repeats", type=_ints, help="the repeats, e.g. 1,1000")
+    parser.add_argument("--dtype", default="float32", help="a NumPy dtype name (float32)")
+    parser.add_argument(
+        "--backend",
+        default="numpy",
+        choices=sorted(_fast.LIBRARIES),
+        help="whose primitives and tuning (numpy)",
+    )
+    args = parser.parse_args(argv)
+    check_non_negative(args.repeats, op="python -m xtile explain")
+    itemsize = np.dtype(args.dtype).itemsize
+    strides = tuple(
+        itemsize * math.prod(args.shape[i + 1 :]) for i in range(len(args.shape))
+    )  # C order
+    prims = _fast.lookup(args.backend)
+    tuning = _plan.Tuning() if prims is None else prims.tuning
+    layout = _plan.Layout(args.shape, strides, itemsize, raw=True, parts=True, tuned=True)
+    program = _plan.program(layout, args.repeats, tuning)
+    print(f"{args.backend}, {args.dtype} ({itemsize} bytes per element):")
+    print(_plan.explain(program))
+    used = {type(step) for step in program.steps}
+    for name in _plan.STRATEGIES:
+        with _plan.switched_off(name):
+            other = _plan.program(layout, args.repeats, tuning)
+        if other.steps != program.steps and used:
+            print(f"with {name!r} off:")
+            print(_plan.explain(other).split("\n", 1)[1])
+    return 0
+
+
+def _bench(argv: list[str]) -> int:
+    """``python -m xtile bench``: time xtile, the native tile and a plain copy."""
+    from . import _bench
+
+    parser = argparse.ArgumentParser(
+        prog="python -m xtile bench",
+        description=(
+            "Time xtile, the backend's own tile and a plain copy of the output's size, "
+            "interleaved, and print their ratios (docs/performance.md explains them)."
+        ),
+    )
+    parser.add_argument(
+        "--backends",
+        default=",".join(_bench.BACKENDS),
+        help=f"comma-separated, of: {', '.join(_bench.BACKENDS)} (default: all)",
+    )
+    parser.add_argument("--repeat", type=int, default=5, help="samples per timing (5)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a first look in seconds: 3 cases, NumPy and PyTorch, 1 sample each",
+    )
+    parser.add_argument("--csv", help="write the results to this CSV file")
+    parser.add_argument("--plot", help="draw xtile vs native vs the copy bound to this PNG")
+    parser.add_argument(
+        "--sweep", type=int, metavar="N", help="N random cases instead of the fixed matrix"
+    )
+    parser.add_argument("--seed", type=int, help="the sweep's seed (default: a new one)")
+    args = parser.parse_args(argv)
+    cases = _bench.CASES
+    if args.quick:
+        cases, args.repeat = _bench.CASES[:3], 1
+        args.backends = ",".join(b for b in ("numpy", "torch") if b in _bench.BACKENDS)
+    if args.sweep:
+        seed = secrets.randbits(32) if args.seed is None else args.seed
+        print(f"sweep of {args.sweep} cases, seed {seed}")
+        cases = _bench.sweep_cases(args.sweep, seed)
+    results = _bench.run(args.backends.split(","), cases, repeat=args.repeat)
+    print(_bench.table(results))
+    if args.sweep:
+        print(f"\nsweep of {args.sweep} cases, seed {seed}\n{_bench.summary(results)}")
+    if args.csv:
+        _bench.write_csv(results, args.csv)
+    if args.plot:
+        _bench.plot(results, args.plot)
+    return 0
