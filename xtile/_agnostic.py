@@ -9,12 +9,13 @@ shape (`copy`). Nothing here names a backend.
 """
 
 from collections.abc import Callable
-from typing import NamedTuple, TypeAlias
+from functools import partial
+from typing import Any, NamedTuple, TypeAlias
 
 from ._lib import _compat
 from ._lib._helpers import promote
 from ._lib._typing import Array, ArrayNamespace, Plan, Shape, Unwrap, WholeTile
-from ._plan import MAX_DIMS, Copy, Layout, Move, Program, Repeat, Spread, Stage, Tuning
+from ._plan import MAX_DIMS, Copy, Layout, Move, Program, Repeat, Spread, Stage, Step, Tuning
 
 __all__ = [
     "STANDARD",
@@ -56,8 +57,9 @@ class Primitives(NamedTuple):
     move, spread : callable or None
         ``move(out, step)``, ``spread(out, step)``: the `Move` and `Spread` steps
         inside a fresh, C-ordered output, where `tuning.extend`.
-    repeat : callable or None
-        ``repeat(x, step)``: the `Repeat` step, where `tuning.repeat`.
+    repeater : callable or None
+        ``repeater(step)``: the `Repeat` step as a call ``(x, out)`` into a fresh
+        array, where `tuning.repeat`.
     tile : callable or None
         The whole tile, for backends that plan their own computation (a compiler's,
         a lazy graph's).
@@ -78,7 +80,7 @@ class Primitives(NamedTuple):
     copier: Callable[[Plan, int, ArrayNamespace], CopyCall] | None = None
     move: Callable[[Array, Move], None] | None = None
     spread: Callable[[Array, Spread], None] | None = None
-    repeat: Callable[[Array, Repeat], Array] | None = None
+    repeater: Callable[[Repeat], CopyCall] | None = None
     tile: WholeTile | None = None
     unwrap: Unwrap | None = None
     check_out: Callable[[Array, Array, str], None] | None = None
@@ -87,35 +89,6 @@ class Primitives(NamedTuple):
 
 # the standard-only tile: no primitive of a backend's own
 STANDARD = Primitives()
-
-
-def runner(
-    program: Program, xp: ArrayNamespace, prims: Primitives, /
-) -> CopyCall:  # numpydoc ignore=PR01,RT01
-    """
-    `program` as a call ``(x, out)``, its copies made ahead: what the plan cache keeps.
-
-    A program of one copy or one pass calls the backend's primitive directly.
-    """
-    steps = program.steps
-    if len(steps) == 1:
-        step = steps[0]
-        if type(step) is Repeat:
-            repeat = prims.repeat
-            return lambda x, _out: repeat(x, step)  # type: ignore[misc]  # never into `out`
-        if type(step) is Copy and step.region is None:
-            return _copier(prims)(step.plan, step.item, xp)
-    return lambda x, out: run(x, program, xp, prims, out)
-
-
-def _copier(prims: Primitives, /) -> Callable[[Plan, int, ArrayNamespace], CopyCall]:
-    """The backend's copier, or the standard one."""
-    return prims.copier or _standard_copier
-
-
-def _standard_copier(plan: Plan, _item: int, xp: ArrayNamespace, /) -> CopyCall:
-    """The standard-only `copy` as a call."""
-    return lambda x, out: copy(x, plan, xp, out)
 
 
 def run(
@@ -127,31 +100,104 @@ def run(
     out: Array | None = None,
 ) -> Array:  # numpydoc ignore=PR01,RT01
     """The tile of `x` by `program`, with `prims`, into a fresh array or `out`."""
-    steps, copier = program.steps, _copier(prims)
+    return runner(program, xp, prims)(x, out)
+
+
+def runner(
+    program: Program, xp: ArrayNamespace, prims: Primitives, /
+) -> CopyCall:  # numpydoc ignore=PR01,RT01
+    """
+    `program` as a call ``(x, out)``, every copy made ahead: what the plan cache keeps.
+
+    The staging levels, each into a fresh array; then one copy or one pass into a
+    fresh array (or `out`), or the writes into one output: copies into its regions,
+    `Move` and `Spread` steps inside it.
+    """
+    copier, steps = prims.copier or _standard_copier, program.steps
     if not steps:  # an empty output: each copier takes an empty plan
-        return copier(program.plan, 0, xp)(x, out)
-    i = 0
-    while isinstance(stage := steps[i], Stage):
-        x = copier(stage.plan, 0, xp)(x, None)
-        i += 1
-    step = steps[i]
-    if i + 1 == len(steps):
-        if type(step) is Repeat:
-            return prims.repeat(x, step)  # type: ignore[misc]
-        if step.region is None:  # type: ignore[union-attr]
-            return copier(step.plan, step.item, xp)(x, out)  # type: ignore[union-attr]
-    if out is None:
-        out = xp.empty(program.plan.out_shape, dtype=x.dtype, device=_compat.device(x))
-    for step in steps[i:]:
-        if type(step) is Copy:
-            source = x if step.source is None else x[tuple(slice(0, n) for n in step.source)]
-            into = out if step.region is None else out[tuple(slice(a, b) for a, b in step.region)]
-            copier(step.plan, step.item, xp)(source, into)
-        elif type(step) is Move:
-            prims.move(out, step)  # type: ignore[misc]
-        else:
-            prims.spread(out, step)  # type: ignore[misc,arg-type]
-    return out
+        return copier(program.plan, 0, xp)
+    stages = [_one(s.how, xp, prims, copier) for s in steps if isinstance(s, Stage)]
+    rest = steps[len(stages) :]
+    first = rest[0]
+    if isinstance(first, Repeat) or (len(rest) == 1 and first.region is None):  # type: ignore[union-attr]
+        final = _one(first, xp, prims, copier)  # type: ignore[arg-type]
+    else:
+        final = _writes(program.plan.out_shape, rest, xp, prims, copier)
+    if not stages:
+        return final
+
+    def staged(x: Array, out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
+        """The staging levels, then the rest."""
+        for stage in stages:
+            x = stage(x, None)
+        return final(x, out)
+
+    return staged
+
+
+def _one(
+    step: Copy | Repeat,
+    xp: ArrayNamespace,
+    prims: Primitives,
+    copier: Callable[[Plan, int, ArrayNamespace], CopyCall],
+    /,
+) -> CopyCall:
+    """A step that writes a whole array, as a call: a one-pass repeat, or a copy."""
+    if isinstance(step, Repeat):
+        return prims.repeater(step)  # type: ignore[misc]
+    return copier(step.plan, step.item, xp)
+
+
+def _writes(
+    out_shape: Shape,
+    steps: tuple[Step, ...],
+    xp: ArrayNamespace,
+    prims: Primitives,
+    copier: Callable[[Plan, int, ArrayNamespace], CopyCall],
+    /,
+) -> CopyCall:
+    """The steps that write one output, in order: copies into its regions, steps inside it."""
+    calls: list[Callable[[Array, Array], object]] = []
+    for step in steps:
+        if isinstance(step, Copy):
+            source = None if step.source is None else tuple(slice(0, n) for n in step.source)
+            into = tuple(slice(a, b) for a, b in step.region or ())
+            calls.append(partial(_into, copier(step.plan, step.item, xp), source, into))
+        elif isinstance(step, Move | Spread):
+            inside = prims.move if isinstance(step, Move) else prims.spread
+            calls.append(partial(_inside, inside, step))
+
+    def write(x: Array, out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
+        """Each step into one output, fresh or `out`."""
+        if out is None:
+            out = xp.empty(out_shape, dtype=x.dtype, device=_compat.device(x))
+        for call in calls:
+            call(x, out)
+        return out
+
+    return write
+
+
+def _into(
+    copy_: CopyCall,
+    source: tuple[slice, ...] | None,
+    into: tuple[slice, ...],
+    x: Array,
+    out: Array,
+    /,
+) -> None:
+    """A copy of `x` (or of its part `source`) into the region `into` of `out`."""
+    copy_(x if source is None else x[source], out[into])
+
+
+def _inside(call: Any, step: Move | Spread, _x: Array, out: Array, /) -> None:
+    """A step inside the output."""
+    call(out, step)
+
+
+def _standard_copier(plan: Plan, _item: int, xp: ArrayNamespace, /) -> CopyCall:
+    """The standard-only `copy` as a call."""
+    return lambda x, out: copy(x, plan, xp, out)
 
 
 def copy(
@@ -170,7 +216,8 @@ def copy(
         out[...] = copy(x, plan, xp)
         return out
     if plan.size == 0:  # nothing to copy (and a view of its shape may overflow)
-        empty: Array = xp.empty(plan.out_shape, dtype=x.dtype, device=_compat.device(x))
+        none = xp.reshape(x, (-1,))[0:0]  # of `x`, as autograd sees it
+        empty: Array = xp.reshape(none, plan.out_shape, copy=True)
         return empty
     tiled: Array = xp.reshape(broadcast_view(x, plan, xp), plan.out_shape, copy=True)
     return tiled

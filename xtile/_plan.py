@@ -153,9 +153,10 @@ Region: TypeAlias = tuple[tuple[int, int], ...]
 
 
 class Stage(NamedTuple):
-    """The array so far tiled by `plan` (its inner axes) into a fresh, cache-sized array."""
+    """The array so far tiled by `plan` (its inner axes) into a fresh, small array, by `how`."""
 
     plan: Plan
+    how: "Copy | Repeat"
 
 
 class Copy(NamedTuple):
@@ -297,14 +298,6 @@ def program(
     on = frozenset(STRATEGIES) - (OFF if off is None else off)
     itemsize, run = layout.itemsize, plan.run
     if (
-        "repeat" in on
-        and tuning.repeat
-        and fresh
-        and sum(r != 1 for r in plan.reps) == 1
-        and _contiguous(shape, strides, itemsize)
-    ):
-        return Program(plan, (Repeat(plan, plan.last),))
-    if (
         plan.size * itemsize >= SMALL_BYTES
         and run * itemsize < LONG_RUN_BYTES
         and _fill(plan) * itemsize < LONG_RUN_BYTES
@@ -312,7 +305,7 @@ def program(
         if (
             "stage" in on
             and tuning.stage
-            and (steps := _staged(plan, itemsize, tuning, parts=layout.parts))
+            and (steps := _staged(plan, layout, tuning, on, fresh=fresh))
         ):
             return Program(plan, steps)
         if (
@@ -326,16 +319,47 @@ def program(
             and (steps := _extended(plan, itemsize, tuning))
         ):
             return Program(plan, steps)
-        if (
-            "bytes" in on
-            and fresh
-            and layout.raw
-            and run > 1
-            and (tuning.any_item or run * itemsize in tuning.words)
-            and _contiguous(shape[plan.last :], strides[plan.last :], itemsize)
-        ):
-            return Program(plan, (Copy(plan, item=run * itemsize),))
-    return Program(plan, (Copy(plan),))
+    return Program(plan, (_one_copy(plan, strides, layout, tuning, on, fresh=fresh),))
+
+
+def _one_copy(
+    plan: Plan,
+    strides: Shape,
+    layout: Layout,
+    tuning: Tuning,
+    on: frozenset[str],
+    /,
+    *,
+    fresh: bool,
+) -> Repeat | Copy:
+    """
+    The one copy that writes all of `plan`'s output, from an array of `strides` (bytes).
+
+    Into a fresh output: where one axis repeats and the array is contiguous, one
+    pass of whole blocks (``repeat``); where the runs are short, of several
+    elements, contiguous, each moved as one item (``bytes``); else the broadcast
+    copy, element by element.
+    """
+    itemsize, run, last = layout.itemsize, plan.run, plan.last
+    if not (fresh and layout.raw) or last < 0:
+        return Copy(plan)
+    if (
+        "repeat" in on
+        and tuning.repeat
+        and sum(r != 1 for r in plan.reps) == 1
+        and _contiguous(plan.shape, strides, itemsize)
+    ):
+        return Repeat(plan, last)
+    if (
+        "bytes" in on
+        and plan.size * itemsize >= SMALL_BYTES
+        and run > 1
+        and run * itemsize < LONG_RUN_BYTES
+        and (tuning.any_item or run * itemsize in tuning.words)
+        and _contiguous(plan.shape[last:], strides[last:], itemsize)
+    ):
+        return Copy(plan, item=run * itemsize)
+    return Copy(plan)
 
 
 def items(plan: Plan, /) -> Plan:  # numpydoc ignore=PR01,RT01
@@ -351,6 +375,11 @@ def _promote(shape: Shape, strides: Shape, ndim: int, /) -> tuple[Shape, Shape]:
     """`shape` and `strides` with leading length-1 axes up to `ndim` axes."""
     lead = ndim - len(shape)
     return (1,) * lead + shape, (0,) * lead + strides
+
+
+def _c_strides(shape: Shape, itemsize: int, /) -> Shape:
+    """The strides (bytes) of a C-ordered array of `shape`."""
+    return tuple(itemsize * math.prod(shape[i + 1 :]) for i in range(len(shape)))
 
 
 def _contiguous(shape: Shape, strides: Shape, itemsize: int, /) -> bool:
@@ -373,7 +402,9 @@ def _fill(plan: Plan, /) -> int:
     return fill
 
 
-def _staged(plan: Plan, itemsize: int, tuning: Tuning, /, *, parts: bool) -> tuple[Step, ...]:
+def _staged(
+    plan: Plan, layout: Layout, tuning: Tuning, on: frozenset[str], /, *, fresh: bool
+) -> tuple[Step, ...]:
     """
     The tile with its inner repeated axes staged first; empty where staging does not pay.
 
@@ -382,10 +413,12 @@ def _staged(plan: Plan, itemsize: int, tuning: Tuning, /, *, parts: bool) -> tup
     runs are long. Where the next repeat would outgrow the stage (or build the
     output) and the runs are still under `PART_RUN_BYTES` (and not a machine word),
     the last level stages only part of that axis's repeats, enough for runs of
-    `STAGED_RUN_BYTES`: the output along that axis is then the staged array's whole
-    copies, then part of one, two copies into regions of one output (`parts`).
+    `STAGED_RUN_BYTES` (a divisor of the repeat where one fits the stage): the output
+    along that axis is then the staged array's whole copies, then part of one, two
+    copies into regions of one output (`parts`).
     """
-    shape, reps = plan.shape, plan.reps
+    shape, reps, itemsize = plan.shape, plan.reps, layout.itemsize
+    x_strides = _promote(layout.shape, layout.strides, len(shape))[1]
     repeated = [i for i, r in enumerate(reps) if r != 1]
     cuts: list[tuple[int, int]] = []
     size, growth, first = math.prod(shape) * itemsize, 1, len(shape)
@@ -394,9 +427,14 @@ def _staged(plan: Plan, itemsize: int, tuning: Tuning, /, *, parts: bool) -> tup
         r = reps[axis]
         if axis == repeated[0] or size * r > STAGE_BYTES:
             block = size // math.prod(shape[:axis])  # bytes per place from `axis` on
-            k = min(-(-STAGED_RUN_BYTES // block), STAGE_BYTES // size, r - 1)
+            low, high = -(-STAGED_RUN_BYTES // block), min(STAGE_BYTES // size, r - 1)
+            # a divisor of the repeat spares the copy of the rest: the least from `low`
+            # on, else the largest for long runs; else the fewest for runs of `low`
+            divisors = [k for k in range(-(-LONG_RUN_BYTES // block), high + 1) if r % k == 0]
+            above = [k for k in divisors if k >= low]
+            k = above[0] if above else divisors[-1] if divisors else min(low, high)
             if (
-                parts
+                layout.parts
                 and block < PART_RUN_BYTES
                 and block not in tuning.words
                 and k * block >= LONG_RUN_BYTES
@@ -420,17 +458,19 @@ def _staged(plan: Plan, itemsize: int, tuning: Tuning, /, *, parts: bool) -> tup
     for a, r in cuts:
         inner = (1,) * a + (r, *left[a + 1 : done]) + (1,) * (len(shape) - done)
         staged = tuple(map(operator.mul, cur, inner))
-        steps.append(Stage(Plan(cur, inner, staged, math.prod(staged))))
+        level = Plan(cur, inner, staged, math.prod(staged))
+        strides = x_strides if not steps else _c_strides(cur, itemsize)
+        how = _one_copy(level, strides, layout._replace(shape=cur), tuning, on, fresh=True)
+        steps.append(Stage(level, how))
         left[a + 1 : done] = [1] * (done - a - 1)
         left[a] //= r
         cur, done = staged, a
-    if part < 0:
-        return (*steps, Copy(Plan(cur, tuple(left), plan.out_shape, plan.size)))
-    # along `part`: the staged array's whole copies, then the first `rest` repeats of it
-    rest = reps[part] % cuts[-1][1]
     whole = _plan(cur, left)
-    if not rest:
-        return (*steps, Copy(whole))
+    rest = 0 if part < 0 else reps[part] % cuts[-1][1]
+    if not rest:  # from the staged array, C-ordered
+        staged = layout._replace(shape=cur, strides=_c_strides(cur, itemsize))
+        return (*steps, _one_copy(whole, staged.strides, staged, tuning, on, fresh=fresh))
+    # along `part`: the staged array's whole copies, then the first `rest` repeats of it
     steps.append(Copy(whole, tuple((0, n) for n in whole.out_shape)))
     source = (*cur[:part], rest * shape[part], *cur[part + 1 :])
     tail = _plan(source, (*left[:part], 1, *left[part + 1 :]))
@@ -532,7 +572,8 @@ def _describe(step: Step, /) -> str:
         p = step.plan
         if isinstance(step, Repeat):
             return f"repeat: the blocks from axis {step.axis} repeated in one pass -> {p.out_shape}"
-        return f"stage: {p.shape} tiled by {p.reps} into a fresh {p.out_shape}"
+        how = " (repeat)" if isinstance(step.how, Repeat) else ""
+        return f"stage{how}: {p.shape} tiled by {p.reps} into a fresh {p.out_shape}"
     if isinstance(step, Move | Spread):
         kind, n, at = (
             ("double", step.n, step.at) if isinstance(step, Move) else ("spread", step.k, step.k)

@@ -97,12 +97,11 @@ def _item_dtype(nbytes: int, /) -> np.dtype[Any]:
     return np.dtype((np.void, nbytes))
 
 
-def _repeat(x: Array, step: Repeat, /) -> Array:
-    """`numpy.repeat` of the blocks of a C-contiguous `x` from `step.axis` on."""
+def _repeater(step: Repeat, /) -> CopyCall:
+    """`numpy.repeat` of the blocks of a C-contiguous array from `step.axis` on, as a call."""
     plan = step.plan
-    n = math.prod(plan.shape[step.axis :])
-    tiled: Array = np.asarray(x).reshape(-1, n).repeat(plan.reps[step.axis], 0)
-    return tiled.reshape(plan.out_shape)  # type: ignore[attr-defined,no-any-return]
+    n, r, out_shape = math.prod(plan.shape[step.axis :]), plan.reps[step.axis], plan.out_shape
+    return lambda x, _out: np.asarray(x).reshape(-1, n).repeat(r, 0).reshape(out_shape)
 
 
 def _move(out: Array, step: Move, /) -> None:
@@ -221,7 +220,7 @@ PRIMITIVES = Primitives(
     copier=_copier,
     move=_move,
     spread=_spread,
-    repeat=_repeat,
+    repeater=_repeater,
     unwrap=_unwrap,
     check_out=_check_out,
 )
