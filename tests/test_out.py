@@ -123,12 +123,9 @@ def test_out_sharing_memory_is_refused(library: Backend, xp: Any, make: Any, imp
     """Where xtile writes `out` directly (NumPy, PyTorch) memory shared with `x` is refused."""
     if library.modname not in {"numpy", "torch"}:
         pytest.skip("memory sharing is checked where xtile writes `out` directly")
+    del impl  # the backend's check, with its primitives or the standard copy alike
     buf = make(np.arange(12.0), xp.float64)
     before = to_numpy(buf)
-    if impl == "standard":  # a fresh tile, then assigned: right even so
-        xtile.tile(buf[:6], 2, out=buf)
-        assert same_bits(to_numpy(buf), np.tile(before[:6], 2))
-        return
     with pytest.raises(ValueError, match="shares memory"):
         xtile.tile(buf[:6], 2, out=buf)
     with pytest.raises(ValueError, match="shares memory"):

@@ -81,8 +81,8 @@ PART_RUN_BYTES = 128
 # runs (or fills) shorter than this: longer ones copy near memory speed as they are.
 EXTEND_RUN_BYTES = 64
 # Each doubling step inside the output is one call: the output must have this many
-# bytes per step to pay for it.
-STEP_BYTES = 1 << 15
+# bytes per step to pay for it (below 256 KiB, 4 steps lost to the one copy).
+STEP_BYTES = 1 << 16
 
 
 class Tuning(NamedTuple):
