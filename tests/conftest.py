@@ -66,7 +66,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """
-    The implementation under test: the fast paths, their plan cache, or the standard tile.
+    The implementation under test: the primitives, their cached programs, or the standard tile.
 
     Each test starts with an empty plan cache. "cached" calls `xtile.tile` twice per
     call and checks the second, which runs the program the first cached. "standard"

@@ -27,7 +27,7 @@ CASES = [
     ((1000, 3), (4, 4)),
     ((1000, 1), (1, 4000)),  # a broadcast: one fill
     ((2, 3, 4, 5), (10, 10, 10, 10)),  # staged on the CPU
-    ((100, 100, 3), (10, 10, 10)),  # block doubling on the CPU
+    ((100, 100, 3), (10, 10, 10)),  # extended inside the output on the CPU
     ((10**6, 10**3), (10, 10)),  # 400 GB: meta tensors allocate nothing
     ((2, 3), (1, 1)),
     ((3,), (2, 1, 2)),

@@ -259,3 +259,22 @@ def test_torch_compile_after_cached_calls() -> None:
     xtile.tile(x, (2, 3))
     compiled = torch.compile(lambda t: xtile.tile(t, (2, 3)) + 1, fullgraph=True)
     assert torch.equal(compiled(x), torch.tile(x, (2, 3)) + 1)
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps", "error"),
+    [
+        ((0, 3), (2**64, 1), ValueError),  # an empty output, a repeat past int64
+        ((3,), (-1,), ValueError),
+        ((2, 3), (2**40, 2**40), ValueError),  # past int64 elements
+    ],
+)
+def test_a_cached_type_refuses_what_a_first_call_refuses(
+    shape: tuple[int, ...], reps: tuple[int, ...], error: type[Exception]
+) -> None:
+    """`recall` plans on a miss, but never for repeats the full path refuses."""
+    xtile.tile(np.zeros(shape), 2)  # the type is known
+    x = np.zeros(shape)
+    assert _dispatch.recall(x, reps) is None
+    with pytest.raises(error):
+        xtile.tile(x, reps)

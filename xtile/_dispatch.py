@@ -46,7 +46,7 @@ def _planned(
         raise ValueError(msg)
     planned = program(layout, reps, prims.tuning, fresh=fresh, off=off)
     p = planned.plan
-    if p.size > INT64_MAX or max(p.out_shape, default=0) > INT64_MAX:
+    if p.size > INT64_MAX or max((*p.out_shape, *p.reps), default=0) > INT64_MAX:
         msg = "past int64"
         raise ValueError(msg)
     pairs = sum(d != 1 != r for d, r in zip(p.shape, p.reps, strict=True))

@@ -128,8 +128,8 @@ class Layout(NamedTuple):
     shape : tuple of int
         The input's shape.
     strides : tuple of int
-        Its strides in bytes (0 for a broadcast axis, negative for a reversed one);
-        read only where `tuned`.
+        Its strides in units of `unit` bytes (0 for a broadcast axis, negative for a
+        reversed one); read only where `tuned`.
     itemsize : int
         Bytes per element.
     raw : bool
@@ -139,6 +139,9 @@ class Layout(NamedTuple):
     tuned : bool
         The backend's `Tuning` applies (an eager array in host memory); else the
         program is the one broadcast copy.
+    unit : int
+        The bytes of one step of `strides`: 1 where they count bytes, the element
+        size where they count elements (so that a key costs no conversion).
     """
 
     shape: Shape
@@ -147,6 +150,7 @@ class Layout(NamedTuple):
     raw: bool = False
     parts: bool = False
     tuned: bool = False
+    unit: int = 1
 
 
 Region: TypeAlias = tuple[tuple[int, int], ...]
@@ -289,7 +293,8 @@ def program(
     (default: those switched off now, `OFF`).
     """
     ndim = max(len(layout.shape), len(reps))
-    shape, strides = _promote(layout.shape, layout.strides, ndim)
+    shape = tuple(layout.shape)
+    shape, strides = _promote(shape, _byte_strides(layout), ndim)
     plan = _plan(shape, (1,) * (ndim - len(reps)) + reps)
     if not plan.size:
         return Program(plan, ())
@@ -377,6 +382,12 @@ def _promote(shape: Shape, strides: Shape, ndim: int, /) -> tuple[Shape, Shape]:
     return (1,) * lead + shape, (0,) * lead + strides
 
 
+def _byte_strides(layout: Layout, /) -> Shape:
+    """The strides of `layout`, in bytes."""
+    unit = layout.unit
+    return layout.strides if unit == 1 else tuple(st * unit for st in layout.strides)
+
+
 def _c_strides(shape: Shape, itemsize: int, /) -> Shape:
     """The strides (bytes) of a C-ordered array of `shape`."""
     return tuple(itemsize * math.prod(shape[i + 1 :]) for i in range(len(shape)))
@@ -418,7 +429,7 @@ def _staged(
     copies into regions of one output (`parts`).
     """
     shape, reps, itemsize = plan.shape, plan.reps, layout.itemsize
-    x_strides = _promote(layout.shape, layout.strides, len(shape))[1]
+    x_strides = _promote(layout.shape, _byte_strides(layout), len(shape))[1]
     repeated = [i for i, r in enumerate(reps) if r != 1]
     cuts: list[tuple[int, int]] = []
     size, growth, first = math.prod(shape) * itemsize, 1, len(shape)
@@ -468,7 +479,7 @@ def _staged(
     whole = _plan(cur, left)
     rest = 0 if part < 0 else reps[part] % cuts[-1][1]
     if not rest:  # from the staged array, C-ordered
-        staged = layout._replace(shape=cur, strides=_c_strides(cur, itemsize))
+        staged = layout._replace(shape=cur, strides=_c_strides(cur, itemsize), unit=1)
         return (*steps, _one_copy(whole, staged.strides, staged, tuning, on, fresh=fresh))
     # along `part`: the staged array's whole copies, then the first `rest` repeats of it
     steps.append(Copy(whole, tuple((0, n) for n in whole.out_shape)))

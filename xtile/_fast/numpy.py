@@ -37,7 +37,7 @@ def _layout(x: Array, /) -> Layout | None:
     dtype = a.dtype
     raw = not dtype.hasobject and dtype.kind != "T"  # both hold pointers, not bytes
     # tuple.__new__: a NamedTuple's own __new__ costs a tenth of a small tile
-    return tuple.__new__(Layout, (a.shape, a.strides, dtype.itemsize, raw, True, True))
+    return tuple.__new__(Layout, (a.shape, a.strides, dtype.itemsize, raw, True, True, 1))
 
 
 def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:

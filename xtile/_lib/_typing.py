@@ -1,4 +1,4 @@
-"""Types shared by the package: the array protocol, the tile's plan, a backend's fast path."""
+"""Types shared by the package: the array protocol, the tile's plan, the subclass hook."""
 
 import math
 from collections.abc import Callable, Sequence
