@@ -1,11 +1,15 @@
 """
 Dispatch: an array's backend, then its program (cached or planned), then the executor.
 
-The program comes from `xtile._plan`, is kept in `xtile._cache.PLANS` and is run by
-`xtile._agnostic.run` with the backend's primitives (``xtile._fast``); a backend with
-none takes the standard-only tile. Subclasses (NumPy's masked arrays, sparse
-formats) and Dask's blocks come back here for each plain array they hold.
+The program comes from `xtile._plan` and is kept in `PLANS` (an `xtile._cache.PlanCache`)
+with its call, made by `xtile._agnostic.runner` from the backend's primitives
+(``xtile._fast``); a backend with none takes the standard-only tile. Subclasses
+(NumPy's masked arrays, sparse formats) and Dask's blocks come back here for each
+plain array they hold.
 """
+
+import math
+import operator
 
 from . import _agnostic, _fast, _plan
 from ._agnostic import STANDARD, Primitives
@@ -18,6 +22,7 @@ from ._lib._helpers import (
     itemsize,
     out_of_memory,
     plan,
+    promote,
     tiled_shape,
 )
 from ._lib._typing import Array, ArrayNamespace, Plan, Shape
@@ -44,15 +49,18 @@ def _planned(
     if reps and min(reps) < 0:
         msg = "negative repeats"
         raise ValueError(msg)
-    planned = program(layout, reps, prims.tuning, fresh=fresh, off=off)
-    p = planned.plan
-    if p.size > INT64_MAX or max((*p.out_shape, *p.reps), default=0) > INT64_MAX:
+    shape, full = promote(tuple(layout.shape), reps)
+    out_shape = tuple(map(operator.mul, shape, full))
+    if math.prod(out_shape) > INT64_MAX or max((*out_shape, *full), default=0) > INT64_MAX:
         msg = "past int64"
         raise ValueError(msg)
-    pairs = sum(d != 1 != r for d, r in zip(p.shape, p.reps, strict=True))
-    if len(p.shape) + pairs > prims.max_view_dims:
+    if (
+        len(shape) + sum(d != 1 != r for d, r in zip(shape, full, strict=True))
+        > prims.max_view_dims
+    ):
         msg = "past the rank"
         raise ValueError(msg)
+    planned = program(layout, reps, prims.tuning, fresh=fresh, off=off)
     return Planned(planned, _agnostic.runner(planned, xp, prims))
 
 
@@ -85,7 +93,7 @@ def recall(x: Array, repeats: object, /) -> Array | None:  # numpydoc ignore=PR0
     if layout is None:
         return None
     try:
-        return PLANS.lookup(type(x), layout, reps, True, _plan.OFF).run(x, None)
+        return PLANS.lookup(type(x), layout, reps, True, _plan.OFF.get()).run(x, None)
     except (MemoryError, RuntimeError, ValueError):
         return None  # the full path raises it again, in the user's terms
 
@@ -111,15 +119,15 @@ def tile(
         out_shape = tiled_shape(tuple(x.shape), reps, op=op)  # raises past int64
         return _agnostic.symbolic_tile(x, reps, out_shape, dims, xp)
     if out is not None:
+        if parts:
+            msg = f"{op}: `out` takes the tile of a plain array, not of a {type(x).__name__}."
+            raise TypeError(msg)
         check_out(x, out, p, xp, op=op)
         if prims.check_out is not None:
             prims.check_out(x, out, op)
         if not p.size:
             return out
     if parts:
-        if out is not None:
-            msg = f"{op}: `out` takes the tile of a plain array, not of a {type(x).__name__}."
-            raise TypeError(msg)
         arrays, rebuild = parts
         return rebuild(*(_tile(a, reps, p, xp, prims, None, op) for a in arrays))
     return _tile(x, reps, p, xp, prims, out, op)
@@ -146,8 +154,10 @@ def _tile(
     if layout is None:
         one = Program(p, (Copy(p),) if p.size else ())
         return _run(x, Planned(one, _agnostic.runner(one, xp, prims)), xp, out, op)
-    _SEEN.setdefault(type(x), (xp, prims))
-    return _run(x, PLANS.lookup(type(x), layout, reps, out is None, _plan.OFF), xp, out, op)
+    # the type's own namespace: a program is kept for every later call, whatever `xp` this one got
+    _SEEN.setdefault(type(x), (_compat.array_namespace(x), prims))
+    found = PLANS.lookup(type(x), layout, reps, out is None, _plan.OFF.get())
+    return _run(x, found, xp, out, op)
 
 
 def _run(x: Array, found: Planned, xp: ArrayNamespace, out: Array | None, op: str, /) -> Array:

@@ -26,6 +26,7 @@ be switched off by name (`switched_off`), for ablations and tests.
 """
 
 import contextlib
+import contextvars
 import itertools
 import math
 import operator
@@ -80,6 +81,9 @@ PART_RUN_BYTES = 128
 # A prefix of the output is replicated inside it only where the direct copy writes
 # runs (or fills) shorter than this: longer ones copy near memory speed as they are.
 EXTEND_RUN_BYTES = 64
+# The largest corner written by the broadcast copy before it is extended inside the
+# output: a small one costs less so than by doubling in many places.
+CORNER_BYTES = 1 << 22
 # Each doubling step inside the output is one call: the output must have this many
 # bytes per step to pay for it (below 256 KiB, 4 steps lost to the one copy).
 STEP_BYTES = 1 << 16
@@ -236,14 +240,14 @@ class Program(NamedTuple):
     steps: tuple[Step, ...]
 
 
-# the strategies switched off now (`switched_off`)
-OFF: frozenset[str] = frozenset()
+# the strategies switched off in this thread or task now (`switched_off`)
+OFF: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("OFF", default=frozenset())
 
 
 @contextlib.contextmanager
 def switched_off(*names: str) -> Iterator[None]:
     """
-    Plan without the strategies `names` (of `STRATEGIES`) inside this block.
+    Plan without the strategies `names` (of `STRATEGIES`) inside this block, in this thread.
 
     For ablations and tests; the plan cache keys its programs by what is switched
     off, so none planned outside the block is used inside it.
@@ -263,17 +267,15 @@ def switched_off(*names: str) -> Iterator[None]:
     ValueError
         For a name that is not a strategy.
     """
-    global OFF  # noqa: PLW0603
     unknown = set(names) - set(STRATEGIES)
     if unknown:
         msg = f"unknown strategies {sorted(unknown)}; they are {STRATEGIES}."
         raise ValueError(msg)
-    saved = OFF
-    OFF = saved | frozenset(names)
+    token = OFF.set(OFF.get() | frozenset(names))
     try:
         yield
     finally:
-        OFF = saved
+        OFF.reset(token)
 
 
 def program(
@@ -300,7 +302,7 @@ def program(
         return Program(plan, ())
     if plan.last < 0 or not layout.tuned:
         return Program(plan, (Copy(plan),))
-    on = frozenset(STRATEGIES) - (OFF if off is None else off)
+    on = frozenset(STRATEGIES) - (OFF.get() if off is None else off)
     itemsize, run = layout.itemsize, plan.run
     if (
         plan.size * itemsize >= SMALL_BYTES
@@ -503,21 +505,20 @@ def _extended(plan: Plan, itemsize: int, tuning: Tuning, /) -> tuple[Step, ...]:
 
     The input, tiled along its axes after `k`, is copied into the output's corner
     (each axis up to `k` at its input length); then each repeated axis from `k` out
-    is extended: its prefix doubled while the runs are short, or (without `interleaved`) while its
-    places interleave with the rest, then copied to the rest at once. `k` is the
-    innermost repeated axis whose outer places are one strided axis where the
-    backend copies interleaved places through a temporary. Only where the output
-    pays for the doubling steps' calls (`STEP_BYTES` each).
+    is extended: its prefix doubled while the runs are short, or (without
+    `interleaved`) while its places interleave with the rest, then copied to the
+    rest at once. `k` is the outermost repeated axis whose corner is at most
+    `CORNER_BYTES` (a small corner is cheaper to write by the copy than by doubling
+    in many places), else the innermost; without `interleaved`, only axes whose
+    outer places are one strided axis. Only where the output pays for the doubling
+    steps' calls (`STEP_BYTES` each).
     """
     shape, reps, out_shape = plan.shape, plan.reps, plan.out_shape
     repeated = [i for i, r in enumerate(reps) if r != 1]
+    axes = [a for a in repeated if tuning.interleaved or _one_axis(shape[:a], out_shape[:a])]
+    # the outermost whose corner is small enough to write by the broadcast copy
     k = next(
-        (
-            a
-            for a in reversed(repeated)
-            if tuning.interleaved or _one_axis(shape[:a], out_shape[:a])
-        ),
-        -1,
+        (a for a in axes if _corner(plan, a) * itemsize <= CORNER_BYTES), axes[-1] if axes else -1
     )
     steps = sum((reps[a] - 1).bit_length() for a in repeated if a <= k)
     if k < 0 or plan.size * itemsize < steps * STEP_BYTES:
@@ -540,6 +541,11 @@ def _extended(plan: Plan, itemsize: int, tuning: Tuning, /) -> tuple[Step, ...]:
         if n < total:
             out.append(Spread(places, a, n, total))
     return tuple(out)
+
+
+def _corner(plan: Plan, axis: int, /) -> int:
+    """Elements of the output's corner when `axis` and the axes before it are extended."""
+    return math.prod(plan.shape[: axis + 1]) * math.prod(plan.out_shape[axis + 1 :])
 
 
 def _one_axis(extents: Shape, out_extents: Shape, /) -> bool:

@@ -20,8 +20,10 @@ from .._plan import Layout, Tuning
 __all__ = ["PRIMITIVES"]
 
 
-def _layout(x: Array, /) -> Layout:
-    """Shape and element size: staging reads nothing else."""
+def _layout(x: Array, /) -> Layout | None:
+    """Shape and element size of an array-api-strict array (staging reads nothing else)."""
+    if type(x).__module__.partition(".")[0] != "array_api_strict":
+        return None
     return Layout(tuple(x.shape), (), itemsize(x.dtype, xp), tuned=True)
 
 

@@ -3,10 +3,11 @@ NumPy's primitives: `numpy.copyto` into views, short runs as one item, copies in
 
 NumPy's copy of the broadcast view loops over its last axis, a few elements per
 step when the runs are short: a contiguous run viewed as one item (an unsigned
-integer, or void) is moved in one step. Copies inside one output are written as
-1-D copies of void items, which NumPy makes in place (it copies through a
+integer, or void) is moved in one step. Doubling steps inside one output are 1-D
+copies of void items, which NumPy makes in place (it copies through a
 temporary whenever the memory bounds of a multi-dimensional source and
-destination overlap). Where one axis repeats, `numpy.repeat` of whole blocks is
+destination overlap); a prefix is copied to many places at once only where it is
+one block before them. Where one axis repeats, `numpy.repeat` of whole blocks is
 one pass, as in `numpy.tile`.
 """
 
@@ -51,39 +52,56 @@ def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:
     out_shape = plan.out_shape
     if not plan.size:  # no view of its shape, which may overflow
         return lambda x, out: np.empty(out_shape, np.asarray(x).dtype) if out is None else out
-    if item:
-        blocks = (*plan.shape[: plan.last], -1)
-        item_dtype, items_copy, plain = _item_dtype(item), _copier(items(plan), 0, _xp), None
+    if item:  # planned only into a fresh output
+        blocks, item_dtype = (*plan.shape[: plan.last], -1), _item_dtype(item)
+        items_copy = _copier(items(plan), 0, _xp)
 
-        def copy_items(x: Array, out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
-            """The runs as items; into `out`, element by element."""
+        def copy_items(x: Array, _out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
+            """The runs as items."""
             a = np.asarray(x)
-            if out is not None:
-                return (plain or _copier(plan, 0, _xp))(a, out)
             tiled = items_copy(a.reshape(blocks).view(item_dtype), None)
             return np.asarray(tiled).view(a.dtype).reshape(out_shape)
 
         return copy_items
 
+    split = _split(spread, view_shape)  # the view's axes up to its last of length above 1
+
     def copy(x: Array, out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
         """One `numpy.copyto` of the broadcast view into a view of the output."""
         a = np.asarray(x)  # a NumPy scalar counts as a 0-D array
         if out is None:
-            fresh = np.empty(view_shape, dtype=a.dtype)
-            np.copyto(fresh, a.reshape(spread))
-            return fresh.reshape(out_shape)
-        o: np.ndarray[Any, Any] = out  # type: ignore[assignment]
-        if o.flags.c_contiguous:
-            target = o.reshape(view_shape)
+            target = np.empty(view_shape, dtype=a.dtype)
+        elif out.flags.c_contiguous:  # type: ignore[attr-defined]
+            target = out.reshape(view_shape)  # type: ignore[attr-defined]
         else:  # each axis of a pair split in two: a view of any strides
             strides: list[int] = []
-            for d, r, st in zip(plan.shape, plan.reps, o.strides, strict=True):
+            for d, r, st in zip(plan.shape, plan.reps, out.strides, strict=True):  # type: ignore[attr-defined]
                 strides += (d * st, st) if d != 1 != r else (st,)
-            target = np.lib.stride_tricks.as_strided(o, view_shape, strides)
-        np.copyto(target, a.reshape(spread))
-        return o
+            target = np.lib.stride_tricks.as_strided(out, view_shape, strides)  # type: ignore[call-overload]
+        source = a.reshape(spread)
+        if split:  # a short broadcast last axis: one copy per index, each of long loops
+            inner, source = target.reshape(view_shape[:split]), source.reshape(spread[:split])
+            for j in range(view_shape[split - 1]):
+                np.copyto(inner[..., j], source[..., 0])
+        else:
+            np.copyto(target, source)
+        return target.reshape(out_shape) if out is None else out
 
     return copy
+
+
+def _split(spread: tuple[int, ...], view_shape: tuple[int, ...], /) -> int:
+    """
+    The axes up to the view's last of length above 1, where the copy goes one index of it at a time.
+
+    NumPy's copy loops over the last axis innermost: a broadcast last axis of 2 to 4
+    (a short fill) makes every loop that short, where the axis before it is longer
+    and not itself a broadcast (NumPy merges two broadcasts into one fill). 0: one copy.
+    """
+    n = max((i + 1 for i, d in enumerate(view_shape) if d != 1), default=0)
+    if n < 2 or spread[n - 1] != 1 or spread[n - 2] == 1:
+        return 0
+    return n if 1 < view_shape[n - 1] <= 4 < view_shape[n - 2] else 0
 
 
 def _item_dtype(nbytes: int, /) -> np.dtype[Any]:
@@ -108,7 +126,9 @@ def _move(out: Array, step: Move, /) -> None:
     """One doubling step inside a fresh output: 1-D copies of void items, in place."""
     o: np.ndarray[Any, Any] = out  # type: ignore[assignment]
     places, axis, at, n = step
-    count, stride = _as_one_axis(places, o.strides[:axis]) or (1, 0)  # one axis, by the plan
+    one = _as_one_axis(places, o.strides[:axis])
+    assert one is not None  # the plan's places are one strided axis
+    count, stride = one
     inner = o.strides[axis]  # bytes of one index of `axis`, everything inside it whole
     _copy_bytes(o, 0, at * inner, n * inner, count, stride)
 

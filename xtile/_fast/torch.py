@@ -27,7 +27,7 @@ def _layout(x: Array, /) -> Layout | None:
     What the planner reads of a plain tensor; None for one that gets the one copy, uncached.
 
     A subclass (``nn.Parameter``), a tensor that ``torch.compile`` or torch.func
-    traces, a sparse or nested one (refused by `_unwrap`): None. Its items are
+    traces, a sparse, nested or quantized one (refused by `_unwrap`): None. Its items are
     moved as bytes only without a conjugate or negative bit and outside autograd (a
     dtype view is not differentiable); parts of its output are written in place
     only outside autograd, forward AD and torch.func.
@@ -38,6 +38,7 @@ def _layout(x: Array, /) -> Layout | None:
         type(t) is not torch.Tensor
         or t.layout != torch.strided
         or t.is_nested
+        or t.is_quantized
         or torch.compiler.is_compiling()
         or torch._C._functorch.is_functorch_wrapped_tensor(t)
     ):
