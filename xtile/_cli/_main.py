@@ -8,7 +8,6 @@ reference. ``python -m xtile bench`` runs the benchmark suite instead.
 """
 
 import argparse
-import math
 import secrets
 import sys
 from typing import Any
@@ -176,24 +175,38 @@ def _explain(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     check_non_negative(args.repeats, op="python -m xtile explain")
-    itemsize = np.dtype(args.dtype).itemsize
-    strides = tuple(
-        itemsize * math.prod(args.shape[i + 1 :]) for i in range(len(args.shape))
-    )  # C order
+    x = _empty(args.backend, args.shape, args.dtype)  # its layout, as a call would read it
     prims = _fast.lookup(args.backend)
+    layout = None if prims is None or prims.layout is None else prims.layout(x)
+    print(f"{args.backend}, {args.dtype} ({np.dtype(args.dtype).itemsize} bytes per element):")
+    if prims is not None and prims.tile is not None:
+        print("  the backend's own computation: one XLA program (JAX) or one task per block (Dask)")
+        return 0
+    if layout is None:
+        layout = _plan.Layout(args.shape, (), np.dtype(args.dtype).itemsize)  # the one copy
     tuning = _plan.Tuning() if prims is None else prims.tuning
-    layout = _plan.Layout(args.shape, strides, itemsize, raw=True, parts=True, tuned=True)
-    program = _plan.program(layout, args.repeats, tuning)
-    print(f"{args.backend}, {args.dtype} ({itemsize} bytes per element):")
+    program = _plan.program(layout, args.repeats, tuning, off=frozenset())
     print(_plan.explain(program))
-    used = {type(step) for step in program.steps}
     for name in _plan.STRATEGIES:
-        with _plan.switched_off(name):
-            other = _plan.program(layout, args.repeats, tuning)
-        if other.steps != program.steps and used:
+        other = _plan.program(layout, args.repeats, tuning, off=frozenset({name}))
+        if other.steps != program.steps:
             print(f"with {name!r} off:")
             print(_plan.explain(other).split("\n", 1)[1])
     return 0
+
+
+def _empty(backend: str, shape: tuple[int, ...], dtype: str) -> Any:
+    """An uninitialised array of `backend` (its memory untouched, so any size will do)."""
+    import importlib
+
+    if backend in {"numpy", "sparse"}:
+        import numpy as np
+
+        return np.empty(shape, dtype=dtype)
+    module = importlib.import_module("dask.array" if backend == "dask" else backend)
+    if backend == "jax":
+        module = importlib.import_module("jax.numpy")
+    return module.empty(shape, dtype=getattr(module, dtype))
 
 
 def _bench(argv: list[str]) -> int:
