@@ -216,6 +216,10 @@ def copy(
         out[...] = copy(x, plan, xp)
         return out
     if plan.size == 0:  # nothing to copy (and a view of its shape may overflow)
+        lazy: bool = _compat.is_lazy_array(x)  # not narrowing `x`
+        if lazy:  # a lazy reshape of an empty view can fail
+            fresh: Array = xp.empty(plan.out_shape, dtype=x.dtype, device=_compat.device(x))
+            return fresh
         none = xp.reshape(x, (-1,))[0:0]  # of `x`, as autograd sees it
         empty: Array = xp.reshape(none, plan.out_shape, copy=True)
         return empty
