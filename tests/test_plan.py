@@ -46,7 +46,7 @@ def _kinds(shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, **flags
         ((3, 1), (39639, 2), 8, "stage repeat"),  # part of a repeat: 181, a divisor
         ((3, 1), (39631, 2), 8, "stage copy"),  # a prime: whole copies, then the rest
         ((100, 100, 3), (10, 10, 10), 4, "copy move spread"),  # too large to stage
-        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 16, "copy spread"),  # a small corner: copied
+        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 16, "bytes spread"),  # a small corner: copied
         ((4000, 2), (3, 1000), 4, "bytes"),  # a word run: moved as it is, one item
         ((490, 1, 1, 1), (2, 1, 1, 600), 1, "copy"),  # a long fill stays a fill
     ],

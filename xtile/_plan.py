@@ -304,6 +304,9 @@ def program(
         return Program(plan, (Copy(plan),))
     on = frozenset(STRATEGIES) - (OFF.get() if off is None else off)
     itemsize, run = layout.itemsize, plan.run
+    runs_contiguous = "bytes" in on and _contiguous(
+        shape[plan.last :], strides[plan.last :], itemsize
+    )
     if (
         plan.size * itemsize >= SMALL_BYTES
         and run * itemsize < LONG_RUN_BYTES
@@ -323,7 +326,7 @@ def program(
             and fresh
             and max(run, _fill(plan)) * itemsize < EXTEND_RUN_BYTES
             and not (run > 1 and run * itemsize in tuning.words)
-            and (steps := _extended(plan, itemsize, tuning))
+            and (steps := _extended(plan, itemsize, tuning, contiguous=runs_contiguous))
         ):
             return Program(plan, steps)
     return Program(plan, (_one_copy(plan, strides, layout, tuning, on, fresh=fresh),))
@@ -499,7 +502,9 @@ def _plan(shape: Shape, reps: Shape | list[int], /) -> Plan:
     return Plan(shape, tuple(reps), out, math.prod(out))
 
 
-def _extended(plan: Plan, itemsize: int, tuning: Tuning, /) -> tuple[Step, ...]:
+def _extended(
+    plan: Plan, itemsize: int, tuning: Tuning, /, *, contiguous: bool
+) -> tuple[Step, ...]:
     """
     The tile as a prefix of the output, replicated inside it; empty where that does not pay.
 
@@ -514,6 +519,7 @@ def _extended(plan: Plan, itemsize: int, tuning: Tuning, /) -> tuple[Step, ...]:
     steps' calls (`STEP_BYTES` each).
     """
     shape, reps, out_shape = plan.shape, plan.reps, plan.out_shape
+    run_bytes = plan.run * itemsize
     repeated = [i for i, r in enumerate(reps) if r != 1]
     axes = [a for a in repeated if tuning.interleaved or _one_axis(shape[:a], out_shape[:a])]
     # the outermost whose corner is small enough to write by the broadcast copy
@@ -523,11 +529,13 @@ def _extended(plan: Plan, itemsize: int, tuning: Tuning, /) -> tuple[Step, ...]:
     steps = sum((reps[a] - 1).bit_length() for a in repeated if a <= k)
     if k < 0 or plan.size * itemsize < steps * STEP_BYTES:
         return ()
-    wreps = (1,) * (k + 1) + reps[k + 1 :]
-    wshape = tuple(map(operator.mul, shape, wreps))
-    out: list[Step] = [
-        Copy(Plan(shape, wreps, wshape, math.prod(wshape)), tuple((0, n) for n in wshape))
-    ]
+    corner = _plan(shape, (1,) * (k + 1) + reps[k + 1 :])
+    region = tuple((0, n) for n in corner.out_shape)
+    # a corner before every other place is one block of the output: its runs as items
+    item = 0
+    if math.prod(shape[:k]) == 1 and (tuning.any_item or run_bytes in tuning.words):
+        item = run_bytes if corner.run > 1 and run_bytes < LONG_RUN_BYTES and contiguous else 0
+    out: list[Step] = [Copy(corner, region, item=item)]
     for a in reversed(repeated):
         if a > k:
             continue

@@ -52,15 +52,21 @@ def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:
     out_shape = plan.out_shape
     if not plan.size:  # no view of its shape, which may overflow
         return lambda x, out: np.empty(out_shape, np.asarray(x).dtype) if out is None else out
-    if item:  # planned only into a fresh output
+    if item:  # into a fresh output, or a corner that is one block of it
         blocks, item_dtype = (*plan.shape[: plan.last], -1), _item_dtype(item)
-        items_copy = _copier(items(plan), 0, _xp)
+        items_plan = items(plan)
+        items_copy = _copier(items_plan, 0, _xp)
 
-        def copy_items(x: Array, _out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
+        def copy_items(x: Array, out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
             """The runs as items."""
             a = np.asarray(x)
-            tiled = items_copy(a.reshape(blocks).view(item_dtype), None)
-            return np.asarray(tiled).view(a.dtype).reshape(out_shape)
+            runs = a.reshape(blocks).view(item_dtype)
+            if out is not None:
+                o: np.ndarray[Any, Any] = out  # type: ignore[assignment]
+                assert o.flags.c_contiguous  # by the plan
+                items_copy(runs, o.reshape(-1).view(item_dtype).reshape(items_plan.out_shape))
+                return o
+            return np.asarray(items_copy(runs, None)).view(a.dtype).reshape(out_shape)
 
         return copy_items
 
