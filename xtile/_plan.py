@@ -71,8 +71,8 @@ LONG_RUN_BYTES = 512
 # A staged array stays in the L1/L2 cache, and a tile's peak memory stays the output
 # plus a small constant (tests/test_memory.py allows 64 KiB). A design bound.
 STAGE_BYTES = 1 << 15
-# Each staging level multiplies the array by at least this much, or its copy costs
-# more than it saves.
+# Each staging level multiplies the array by at least this much, and replicating a
+# corner inside the output the corner, or the extra copy costs more than it saves.
 LEVEL_GROWTH = 8
 # Where staging takes part of an axis's repeats, it takes enough for runs this long;
 # only for runs shorter than PART_RUN_BYTES, which copy slowly as they are.
@@ -454,6 +454,8 @@ def _staged(
                 and block < PART_RUN_BYTES
                 and block not in tuning.words
                 and k * block >= LONG_RUN_BYTES
+                # the rest of a repeat costs a copy more: as a doubling step would
+                and (r % k == 0 or plan.size * itemsize >= LEVEL_GROWTH * STEP_BYTES)
             ):
                 cuts.append((axis, k))  # with the axes inside still pending
                 part, growth = axis, 1
@@ -516,18 +518,28 @@ def _extended(
     `CORNER_BYTES` (a small corner is cheaper to write by the copy than by doubling
     in many places), else the innermost; without `interleaved`, only axes whose
     outer places are one strided axis. Only where the output pays for the doubling
-    steps' calls (`STEP_BYTES` each).
+    steps' calls (`STEP_BYTES` each), and where the corner is at most a `LEVEL_GROWTH`th
+    of the output (a larger one is most of the work, at the copy's speed).
     """
     shape, reps, out_shape = plan.shape, plan.reps, plan.out_shape
     run_bytes = plan.run * itemsize
     repeated = [i for i, r in enumerate(reps) if r != 1]
-    axes = [a for a in repeated if tuning.interleaved or _one_axis(shape[:a], out_shape[:a])]
+    axes = [
+        a
+        for a in repeated
+        if (plan.run > 1 or a != plan.last)  # a fill is written at fill speed already
+        and (tuning.interleaved or _one_axis(shape[:a], out_shape[:a]))
+    ]
     # the outermost whose corner is small enough to write by the broadcast copy
     k = next(
         (a for a in axes if _corner(plan, a) * itemsize <= CORNER_BYTES), axes[-1] if axes else -1
     )
     steps = sum((reps[a] - 1).bit_length() for a in repeated if a <= k)
-    if k < 0 or plan.size * itemsize < steps * STEP_BYTES:
+    if (
+        k < 0
+        or plan.size * itemsize < steps * STEP_BYTES
+        or plan.size < _corner(plan, k) * LEVEL_GROWTH  # the corner is most of the work
+    ):
         return ()
     corner = _plan(shape, (1,) * (k + 1) + reps[k + 1 :])
     region = tuple((0, n) for n in corner.out_shape)
