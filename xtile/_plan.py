@@ -304,8 +304,10 @@ def program(
         return Program(plan, (Copy(plan),))
     on = frozenset(STRATEGIES) - (OFF.get() if off is None else off)
     itemsize, run = layout.itemsize, plan.run
-    runs_contiguous = "bytes" in on and _contiguous(
-        shape[plan.last :], strides[plan.last :], itemsize
+    runs_contiguous = (
+        "bytes" in on
+        and bool(tuning.any_item or tuning.words)  # else the strides are not read
+        and _contiguous(shape[plan.last :], strides[plan.last :], itemsize)
     )
     if (
         plan.size * itemsize >= SMALL_BYTES
@@ -616,7 +618,8 @@ def _describe(step: Step, /) -> str:
             ("double", step.n, step.at) if isinstance(step, Move) else ("spread", step.k, step.k)
         )
         stop = at + n if isinstance(step, Move) else step.total
-        where = f"in {math.prod(step.places)} places" if step.places else "once"
+        count = math.prod(step.places)
+        where = f"in {count} places" if count > 1 else "once"
         return f"extend ({kind}): axis {step.axis}, [0:{n}] copied to [{at}:{stop}] {where}"
     what = "copy" + (f" (bytes: runs of {step.item} bytes as one item)" if step.item else "")
     what += f": {step.plan.shape} tiled by {step.plan.reps}"
