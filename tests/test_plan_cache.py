@@ -129,6 +129,15 @@ def test_errors_are_not_kept() -> None:
     assert cache.info().currsize == 0
 
 
+def _in_threads(work: Any, n: int = 8) -> None:
+    """`work(i)` in `n` threads at once, each its own seed; returns when all are done."""
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def test_threads_fill_and_evict() -> None:
     """8 threads look up 40 keys each through a cache of 16: every answer right, the bound kept."""
 
@@ -150,11 +159,7 @@ def test_threads_fill_and_evict() -> None:
         except BaseException as e:  # noqa: BLE001  # reported by the main thread
             errors.append(e)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    _in_threads(work)
     assert not errors
     info = cache.info()
     assert info.hits + info.misses == 8 * 200
@@ -176,11 +181,7 @@ def test_threads_tile_through_the_cache() -> None:
         except BaseException as e:  # noqa: BLE001
             errors.append(e)
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    _in_threads(work)
     assert not errors
     assert PLANS.info().currsize <= PLANS.info().maxsize
 
