@@ -64,6 +64,51 @@ def test_flags_gate_the_strategies() -> None:
     assert _kinds((3, 1), (39631, 2), 8, parts=False) == "stage repeat"  # whole repeats only
 
 
+@pytest.mark.parametrize(
+    ("shape", "reps", "itemsize", "item"),
+    [
+        ((1000, 1000), (4, 4), 4, 8),  # 4000-byte runs: 500 words of 8 bytes
+        ((1000, 1000), (4, 4), 1, 8),
+        ((4000, 3), (1, 1000), 4, 4),  # 12 bytes: its own words, no wider
+        ((1000, 1), (1, 4000), 4, 4),  # a fill: no run to widen
+        ((300, 300), (4, 4), 16, 8),  # wider than the words: the dtype's own items
+        ((1000, 1000), (2, 2), 1, 1),  # under DEVICE_ELEMENTS: as it is
+    ],
+)
+def test_a_device_copy_moves_the_widest_word(
+    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, item: int
+) -> None:
+    """Untuned (a GPU): one copy, each run as the widest of the words that divides it."""
+    torch = _fast.lookup("torch") if _have("torch") else None
+    words = torch.tuning if torch is not None else _plan.Tuning(words=frozenset({2, 4, 8}))
+    (step,) = _plan.program(_layout(shape, itemsize, tuned=False), reps, words).steps
+    assert isinstance(step, Copy)
+    assert step.item == (item if item > itemsize else 0)
+    with _plan.switched_off("bytes"):
+        assert _plan.program(_layout(shape, itemsize, tuned=False), reps, words).steps == (
+            Copy(step.plan),
+        )
+    assert _plan.program(_layout(shape, itemsize, tuned=False, raw=False), reps, words).steps == (
+        Copy(step.plan),
+    )
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2, 4, 8])
+@pytest.mark.parametrize("stride", [1000, 1001, 1004])
+def test_a_device_copy_of_unaligned_runs(offset: int, stride: int) -> None:
+    """Runs whose offset or row stride is not a multiple of the word copy element by element."""
+    torch = pytest.importorskip("torch")
+    prims = _fast.lookup("torch")
+    assert prims is not None
+    base = torch.arange(offset + 16 * stride, dtype=torch.int8)
+    x = base[offset:].as_strided((16, 1000), (stride, 1))
+    layout = prims.layout(x)._replace(tuned=False)  # as on a GPU
+    program = _plan.program(layout, (17, 16), prims.tuning)
+    assert program.steps[0].item == 8  # type: ignore[union-attr]
+    got = _agnostic.run(x, program, array_namespace(x), prims)
+    np.testing.assert_array_equal(got.numpy(), np.tile(x.numpy(), (17, 16)))
+
+
 def test_switched_off() -> None:
     case = ((100, 100, 3), (10, 10, 10), 4)
     with _plan.switched_off("extend"):
@@ -125,8 +170,16 @@ def test_every_program_tiles_right(
         import torch as t
 
         backends.append((t.from_numpy(x), torch))
+        # as on a GPU (untuned: the one copy, runs as wide words), into a fresh output
+        device = torch._replace(layout=lambda a: torch.layout(a)._replace(tuned=False))  # type: ignore[misc]
+        backends.append((t.from_numpy(x), device))
     with pytest.MonkeyPatch.context() as m:
-        for name, value in [("SMALL_BYTES", 0), ("STAGE_BYTES", 1 << 9), ("STAGED_RUN_BYTES", 64)]:
+        for name, value in [
+            ("SMALL_BYTES", 0),
+            ("DEVICE_ELEMENTS", 0),
+            ("STAGE_BYTES", 1 << 9),
+            ("STAGED_RUN_BYTES", 64),
+        ]:
             m.setattr(_plan, name, value)
         m.setattr(_plan, "STEP_BYTES", 1)
         m.setattr(_plan, "LONG_RUN_BYTES", 48)
@@ -137,8 +190,11 @@ def test_every_program_tiles_right(
                 if layout is None:
                     continue
                 program = _plan.program(layout, reps, prims.tuning)
-                got = np.asarray(_run(a, program, prims))
-                np.testing.assert_array_equal(got, np.tile(x, reps), err_msg=_plan.explain(program))
+                want, why = np.tile(x, reps), _plan.explain(program)
+                np.testing.assert_array_equal(np.asarray(_run(a, program, prims)), want, why)
+                if not layout.tuned:
+                    got = _agnostic.run(a, program, array_namespace(a), prims)
+                    np.testing.assert_array_equal(np.asarray(got), want, why)
 
 
 def _have(name: str) -> bool:

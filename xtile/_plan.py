@@ -84,6 +84,9 @@ EXTEND_RUN_BYTES = 64
 # The largest corner written by the broadcast copy before it is extended inside the
 # output: a small one costs less so than by doubling in many places.
 CORNER_BYTES = 1 << 22
+# On a device, where the runs move as wide words the output has at least this many
+# elements: the views around the copy cost host time that fewer element copies repay.
+DEVICE_ELEMENTS = 1 << 22
 # Each doubling step inside the output is one call: the output must have this many
 # bytes per step to pay for it (below 256 KiB, 4 steps lost to the one copy).
 STEP_BYTES = 1 << 16
@@ -133,7 +136,7 @@ class Layout(NamedTuple):
         The input's shape.
     strides : tuple of int
         Its strides in units of `unit` bytes (0 for a broadcast axis, negative for a
-        reversed one); read only where `tuned`.
+        reversed one).
     itemsize : int
         Bytes per element.
     raw : bool
@@ -142,7 +145,8 @@ class Layout(NamedTuple):
         Writes into views of a fresh output are plain writes (nothing records them).
     tuned : bool
         The backend's `Tuning` applies (an eager array in host memory); else the
-        program is the one broadcast copy.
+        program is the one broadcast copy, its runs moved in the widest of the
+        tuning's `words` that divides them (a device's copy costs per element).
     unit : int
         The bytes of one step of `strides`: 1 where they count bytes, the element
         size where they count elements (so that a key costs no conversion).
@@ -173,9 +177,9 @@ class Copy(NamedTuple):
 
     `region` (a start and stop per output axis) is the part of the output written,
     None for all of it; `source` the stops per axis of the part of the array so far
-    that is copied, None for all of it; `item` the bytes moved as one item (the
-    run of a contiguous block: ``plan`` is then the tile of those items), 0 for the
-    dtype's own items.
+    that is copied, None for all of it; `item` the bytes moved as one item (a
+    divisor of the run of a contiguous block, the whole run on the host: ``plan``
+    is then the tile of those items), 0 for the dtype's own items.
     """
 
     plan: Plan
@@ -300,8 +304,10 @@ def program(
     plan = _plan(shape, (1,) * (ndim - len(reps)) + reps)
     if not plan.size:
         return Program(plan, ())
-    if plan.last < 0 or not layout.tuned:
+    if plan.last < 0:
         return Program(plan, (Copy(plan),))
+    if not layout.tuned:
+        return Program(plan, (_widened(plan, strides, layout, tuning, fresh=fresh, off=off),))
     on = frozenset(STRATEGIES) - (OFF.get() if off is None else off)
     itemsize, run = layout.itemsize, plan.run
     runs_contiguous = (
@@ -374,12 +380,45 @@ def _one_copy(
     return Copy(plan)
 
 
-def items(plan: Plan, /) -> Plan:  # numpydoc ignore=PR01,RT01
-    """The plan of a `Copy` with ``item``: the tile of the runs, each one item."""
+def _widened(
+    plan: Plan,
+    strides: Shape,
+    layout: Layout,
+    tuning: Tuning,
+    /,
+    *,
+    fresh: bool,
+    off: frozenset[str] | None,
+) -> Copy:
+    """
+    The one copy on a device (`layout` untuned): its runs in the widest word that divides them.
+
+    A GPU's broadcast copy costs per element, not per byte (docs/performance.md).
+    """
+    itemsize, last = layout.itemsize, plan.last
+    run_bytes = plan.run * itemsize
+    word = max((w for w in tuning.words if run_bytes % w == 0), default=0)
+    if (
+        fresh
+        and layout.raw
+        and word > itemsize
+        and plan.size >= DEVICE_ELEMENTS
+        and "bytes" not in (OFF.get() if off is None else off)
+        and _contiguous(plan.shape[last:], strides[last:], itemsize)
+    ):
+        return Copy(plan, item=word)
+    return Copy(plan)
+
+
+def items(plan: Plan, words: int = 1, /) -> Plan:  # numpydoc ignore=PR01,RT01
+    """The plan of a `Copy` with ``item``: the tile of the runs, each `words` items."""
     last, run = plan.last, plan.run
     shape, reps, out_shape = plan.shape, plan.reps, plan.out_shape
     return Plan(
-        (*shape[:last], 1), reps[: last + 1], (*out_shape[:last], reps[last]), plan.size // run
+        (*shape[:last], words),
+        reps[: last + 1],
+        (*out_shape[:last], reps[last] * words),
+        plan.size // run * words,
     )
 
 
@@ -621,7 +660,7 @@ def _describe(step: Step, /) -> str:
         count = math.prod(step.places)
         where = f"in {count} places" if count > 1 else "once"
         return f"extend ({kind}): axis {step.axis}, [0:{n}] copied to [{at}:{stop}] {where}"
-    what = "copy" + (f" (bytes: runs of {step.item} bytes as one item)" if step.item else "")
+    what = "copy" + (f" (bytes: runs moved as items of {step.item} bytes)" if step.item else "")
     what += f": {step.plan.shape} tiled by {step.plan.reps}"
     if step.source is not None:
         what += " from [" + ", ".join(f":{n}" for n in step.source) + "]"

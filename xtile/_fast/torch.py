@@ -5,7 +5,8 @@ array-api-compat's wrappers of ``reshape`` and ``broadcast_to`` cost a third of 
 small tile's time, so the copy calls tensor methods. On the CPU a contiguous run
 of 2, 4 or 8 bytes is moved as one integer, and copies between parts of one
 output need no temporary. Each primitive takes only the tensors it is written
-for (`_layout`); GPUs and ``torch.compile`` get the one copy.
+for (`_layout`); GPUs get the one copy, its runs moved as the widest integers
+that divide them, and ``torch.compile`` the one copy.
 """
 
 import torch
@@ -13,7 +14,7 @@ from torch.autograd import forward_ad
 
 from .._agnostic import CopyCall, Primitives, view_shapes
 from .._lib._helpers import overlaps_itself
-from .._lib._typing import Array, ArrayNamespace, Plan
+from .._lib._typing import Array, ArrayNamespace, Plan, Shape
 from .._plan import Layout, Move, Spread, Tuning, items
 
 __all__ = ["PRIMITIVES"]
@@ -72,13 +73,19 @@ def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:
     spread, view_shape = view_shapes(shape, plan.reps)
     pairs = len(view_shape) > len(out_shape)
     if item:
-        items_copy, plain = _copier(items(plan), 0, _xp), _copier(plan, 0, _xp)
+        plain = _copier(plan, 0, _xp)
+        head, runs = (*shape[: plan.last], plan.run), len(shape) - plan.last
+        # the copy of the runs' integers, by their count per run (fixed by the program's dtype)
+        copies: dict[int, CopyCall] = {}
 
         def copy_items(x: Array, out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
             """The runs as integers where they are aligned; else element by element."""
             t: torch.Tensor = x  # type: ignore[assignment]
-            if out is None and (words := _words(t.view(*shape), plan, item)) is not None:
-                tiled: torch.Tensor = items_copy(words, None)  # type: ignore[assignment]
+            if out is None and (words := _words(t, head, runs, item)) is not None:
+                n = words.shape[-1]
+                if n not in copies:
+                    copies[n] = _copier(items(plan, n), 0, _xp)
+                tiled: torch.Tensor = copies[n](words, None)  # type: ignore[assignment]
                 return tiled.view(t.dtype).view(*out_shape)
             return plain(x, out)
 
@@ -99,17 +106,18 @@ def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:
     return copy
 
 
-def _words(t: torch.Tensor, plan: Plan, item: int, /) -> torch.Tensor | None:
+def _words(t: torch.Tensor, head: Shape, runs: int, item: int, /) -> torch.Tensor | None:
     """
-    `t`'s runs (contiguous, by the plan) viewed as one integer each; None where not aligned.
+    `t` viewed as `head` (its runs last), the runs as integers of `item` bytes; None if unaligned.
 
-    The integer view needs the storage offset and every stride outside the run to
-    be multiples of the run.
+    The runs are `t`'s last `runs` axes, contiguous by the plan. The integer view
+    needs the storage offset and every stride before the runs, in bytes, to be
+    multiples of `item`.
     """
-    run, last = plan.run, plan.last
-    if t.storage_offset() % run or any(st % run for st in t.stride()[:last]):
+    size, before = t.element_size(), t.stride()[: max(t.dim() - runs, 0)]
+    if (t.storage_offset() * size) % item or any(st * size % item for st in before):
         return None
-    return t.reshape(*plan.shape[:last], run).view(_WORDS[item])  # a view: the run is contiguous
+    return t.view(*head).view(_WORDS[item])  # a view: the runs are contiguous
 
 
 def _region(out: torch.Tensor, places: tuple[int, ...], /) -> torch.Tensor:
@@ -190,6 +198,9 @@ def _check_out(x: Array, out: Array, op: str, /) -> None:
 def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
     """Whether the memory spans of `a` and `b` overlap (a bound: strided views may not)."""
     if a.device != b.device or not a.numel() or not b.numel():
+        return False
+    sa, sb = a.untyped_storage(), b.untyped_storage()  # apart when their allocations are
+    if sa.data_ptr() + sa.nbytes() <= sb.data_ptr() or sb.data_ptr() + sb.nbytes() <= sa.data_ptr():
         return False
 
     def span(t: torch.Tensor) -> tuple[int, int]:  # numpydoc ignore=PR01,RT01
