@@ -321,7 +321,9 @@ def check_out(
     names both sides.
     """
     lib = _compat.library(xp)
-    if not _compat.is_array_api_obj(out) or _compat.library(_compat.array_namespace(out)) != lib:
+    if type(out) is not type(x) and (
+        not _compat.is_array_api_obj(out) or _compat.library(_compat.array_namespace(out)) != lib
+    ):
         msg = (
             f"{op}: `out` must be an array of the input's library ({lib}); "
             f"got {type(out).__module__}.{type(out).__name__}."
@@ -345,7 +347,10 @@ def check_out(
     if out.dtype != x.dtype:
         msg = f"{op}: `out` has dtype {out.dtype}; the tile has the input's dtype {x.dtype}."
         raise TypeError(msg)
-    if (there := _compat.device(out)) != (here := _compat.device(x)):
+    there, here = getattr(out, "device", None), getattr(x, "device", None)
+    if there is None or here is None:  # NumPy before 2
+        there, here = _compat.device(out), _compat.device(x)
+    if there != here:
         msg = f"{op}: `out` is on device {there}; the input is on device {here}."
         raise ValueError(msg)
 
