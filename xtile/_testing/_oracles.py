@@ -8,7 +8,10 @@ ones can crash OpenVINO), the element types both runtimes run.
 """
 
 import functools
+import importlib
+import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -18,7 +21,7 @@ import xtile.openvino
 
 from ._backends import BackendUnavailableError, same_bits
 
-__all__ = ["LAYERS", "check_layer", "ort_session", "ov_tile"]
+__all__ = ["LAYERS", "check_layer", "import_openvino", "ort_session", "ov_tile"]
 
 _DTYPES = ["bool", "int8", "int32", "int64", "uint8", "float16", "float32", "float64"]
 
@@ -98,17 +101,42 @@ def ov_tile(dtype: str, rank: int, repeats_dtype: str, n_repeats: int) -> Any:
     openvino.CompiledModel
         Called with ``[data, repeats]``.
     """
-    try:
-        import openvino as ov
-        import openvino.opset1 as ops
-    except ImportError as e:
-        msg = "openvino is not installed"
-        raise BackendUnavailableError(msg) from e
+    ov = import_openvino()
+    import openvino.opset1 as ops
+
     element = ov.Type.bf16 if dtype == "bfloat16" else ov.Type(np.dtype(dtype))
     data = ops.parameter(ov.PartialShape([-1] * rank), element, name="data")
     repeats = ops.parameter(ov.PartialShape([n_repeats]), ov.Type(np.dtype(repeats_dtype)))
     model = ov.Model([ops.tile(data, repeats)], [data, repeats], "tile")
     return ov.Core().compile_model(model, "CPU")
+
+
+def import_openvino() -> ModuleType:
+    """
+    OpenVINO, imported with its model converter's telemetry stubbed out.
+
+    ``import openvino`` starts the converter's usage telemetry, which sends an event
+    over the network from a forked process; where JAX runs in the same process, JAX
+    warns on the fork (an error under the test suite's filters), and a fork of a
+    threaded process may hang. OpenVINO's own stub takes its place where the
+    telemetry package cannot be imported.
+
+    Returns
+    -------
+    module
+        ``openvino``.
+
+    Raises
+    ------
+    BackendUnavailableError
+        If OpenVINO is not installed.
+    """
+    sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
+    try:
+        return importlib.import_module("openvino")
+    except ImportError as e:
+        msg = "openvino is not installed"
+        raise BackendUnavailableError(msg) from e
 
 
 def _openvino(dtype: str, rank: int) -> Callable[[Any, Any], Any]:
