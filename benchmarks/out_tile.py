@@ -8,7 +8,7 @@ of an array of the output's size into the reused buffer (``numpy.copyto(buf, src
 and the fresh-output tiles of xtile and of the backend (``numpy.tile``,
 ``torch.tile``), which pay the page faults of new memory. Usage::
 
-    python benchmarks/out_tile.py [--backends numpy,torch-1thread,torch]
+    python benchmarks/out_tile.py [--backends numpy,torch-1thread,torch,torch-cuda,cupy]
         [--sweep 200] [--seed 0] [--min-mb 16] [--repeat 5]
 """
 
@@ -23,15 +23,30 @@ import xtile
 from xtile._cli import _bench
 
 
-def _contenders(name: str) -> tuple[Any, Any, Any]:
-    """asarray, the native tile and the copy into a buffer, of backend `name`."""
+def _contenders(name: str) -> tuple[Any, Any, Any, Any]:
+    """asarray, the native tile, the copy into a buffer and the wait, of backend `name`."""
     if name == "numpy":
-        return np.asarray, np.tile, np.copyto
+        return np.asarray, np.tile, np.copyto, lambda a: a
+    if name == "cupy":
+        import cupy
+
+        def cupy_synced(a: Any) -> Any:
+            cupy.cuda.get_current_stream().synchronize()
+            return a
+
+        return cupy.asarray, cupy.tile, cupy.copyto, cupy_synced
     import torch
 
+    def synced(a: Any) -> Any:
+        torch.cuda.synchronize()
+        return a
+
+    if name == "torch-cuda":
+        cuda = partial(torch.asarray, device="cuda")
+        return cuda, torch.tile, lambda buf, src: buf.copy_(src), synced
     _bench._TORCH_THREADS.setdefault("all", torch.get_num_threads())
     torch.set_num_threads(1 if name == "torch-1thread" else _bench._TORCH_THREADS["all"])
-    return torch.asarray, torch.tile, lambda buf, src: buf.copy_(src)
+    return torch.asarray, torch.tile, lambda buf, src: buf.copy_(src), lambda a: a
 
 
 def main() -> None:
@@ -55,7 +70,7 @@ def main() -> None:
         f"{'out/copy':>10}{'out/native':>12}{'out/fresh':>11}"
     )
     for name in args.backends.split(","):
-        asarray, native, copy_into = _contenders(name)
+        asarray, native, copy_into, sync = _contenders(name)
         vs_copy, vs_native = [], []
         for c in cases:
             data = (np.arange(math.prod(c.shape)) % 127).astype(c.dtype).reshape(c.shape)
@@ -70,7 +85,7 @@ def main() -> None:
                     partial(xtile.tile, x, c.reps, out=buf),
                     partial(xtile.tile, x, c.reps),
                 ],
-                lambda a: a,
+                sync,
                 args.repeat,
             )
             vs_copy.append(copy_s / out_s)

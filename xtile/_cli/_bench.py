@@ -21,6 +21,7 @@ import xtile
 __all__ = [
     "BACKENDS",
     "CASES",
+    "GPU_BACKENDS",
     "Case",
     "Result",
     "plot",
@@ -223,6 +224,16 @@ def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Contender]]:
     for name in names:
         if name == "numpy":
             yield name, _Contender(np.asarray, np.tile, np.copy, xtile.tile, same)
+        elif name == "torch-cuda":
+            import torch
+
+            def synced(a: _T) -> _T:  # numpydoc ignore=PR01,RT01
+                """Wait for the device's queue: CUDA runs asynchronously."""
+                torch.cuda.synchronize()
+                return a
+
+            cuda = partial(torch.asarray, device="cuda")
+            yield name, _Contender(cuda, torch.tile, torch.clone, xtile.tile, synced)
         elif name.startswith("torch"):
             import torch
 
@@ -238,7 +249,10 @@ def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Contender]]:
             def block(a: Any) -> Any:
                 return a.block_until_ready()
 
-            if name == "jax-jit":
+            if name == "jax-gpu":
+                gpu = partial(jax.device_put, device=jax.devices("gpu")[0])
+                yield name, _Contender(gpu, jnp.tile, jnp.copy, xtile.tile, block)
+            elif name == "jax-jit":
                 yield (
                     name,
                     _Contender(
@@ -251,6 +265,15 @@ def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Contender]]:
                 )
             else:
                 yield name, _Contender(jnp.asarray, jnp.tile, jnp.copy, xtile.tile, block)
+        elif name == "cupy":
+            import cupy
+
+            def cupy_synced(a: _T) -> _T:  # numpydoc ignore=PR01,RT01
+                """Wait for the device: CuPy's kernels run asynchronously."""
+                cupy.cuda.get_current_stream().synchronize()
+                return a
+
+            yield name, _Contender(cupy.asarray, cupy.tile, cupy.copy, xtile.tile, cupy_synced)
         elif name == "array_api_strict":
             import array_api_strict as xp
 
@@ -286,6 +309,8 @@ def _jitted(f: Callable[..., Any], x: Any, reps: tuple[int, ...]) -> Any:
 
 
 BACKENDS = ["numpy", "torch-1thread", "torch", "jax", "jax-jit", "array_api_strict", "dask"]
+# on a CUDA device, each timed with a wait for the device after every call
+GPU_BACKENDS = ["torch-cuda", "jax-gpu", "cupy"]
 
 
 def run(
@@ -297,7 +322,7 @@ def run(
     Parameters
     ----------
     backends : iterable of str
-        Names from `BACKENDS`.
+        Names from `BACKENDS` and `GPU_BACKENDS`.
     cases : iterable of Case
         The cases.
     repeat : int, optional

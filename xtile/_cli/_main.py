@@ -223,7 +223,10 @@ def _bench(argv: list[str]) -> int:
     parser.add_argument(
         "--backends",
         default=",".join(_bench.BACKENDS),
-        help=f"comma-separated, of: {', '.join(_bench.BACKENDS)} (default: all)",
+        help=(
+            f"comma-separated, of: {', '.join(_bench.BACKENDS)} (default: these), "
+            f"and on a CUDA device {', '.join(_bench.GPU_BACKENDS)}"
+        ),
     )
     parser.add_argument("--repeat", type=int, default=5, help="samples per timing (5)")
     parser.add_argument(
