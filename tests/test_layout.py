@@ -14,10 +14,11 @@ import pytest
 import xtile
 import xtile._fast
 from xtile import _agnostic
+from xtile._lib._registry import LIBRARIES, NAMESPACES
 from xtile._testing import Backend, arange, assert_tile
 
 PACKAGE = Path(xtile.__file__).parent
-BACKEND_NAMES = ["numpy", "torch", "jax", "dask", "cupy", "array_api_strict", "sparse", "ndonnx"]
+BACKEND_NAMES = [lib.name for lib in LIBRARIES]
 
 
 @pytest.mark.parametrize("module", ["_agnostic.py", "_plan.py", "_cache.py"])
@@ -34,6 +35,25 @@ def test_agnostic_names_no_backend(module: str) -> None:
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 1
             assert (node.module or "").startswith(("_lib", "_plan")), node.module
+
+
+def test_one_registry_of_libraries() -> None:
+    """The harness's backends, `_fast`'s imports and the registry name the same libraries."""
+    assert {NAMESPACES[b.modname].name for b in Backend} == set(BACKEND_NAMES)
+    source = (PACKAGE / "_fast" / "__init__.py").read_text()
+    (imports,) = (
+        n
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.FunctionDef) and n.name == "_import"
+    )
+    compared = {
+        c.value
+        for n in ast.walk(imports)
+        if isinstance(n, ast.Compare)
+        for c in n.comparators
+        if isinstance(c, ast.Constant)
+    }
+    assert compared == xtile._fast.LIBRARIES
 
 
 def test_fast_paths_one_module_each() -> None:

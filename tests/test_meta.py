@@ -21,7 +21,14 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("impl")  # PyTorch's fast path, then the standard tile
 
-VIEWS = {"aten.view.default", "aten.expand.default", "aten._unsafe_view.default"}
+# views; a dtype view (and its alias, a detach) where PyTorch moves a device's runs as integers
+VIEWS = {
+    "aten.view.default",
+    "aten.expand.default",
+    "aten._unsafe_view.default",
+    "aten.view.dtype",
+    "aten.detach.default",
+}
 COPIES = {"aten.clone.default", "aten.copy_.default"}
 CASES = [
     ((1000, 3), (4, 4)),

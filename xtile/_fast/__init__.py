@@ -12,12 +12,12 @@ the top.
 from types import ModuleType
 
 from .._agnostic import Primitives
+from .._lib import _registry
 
 __all__ = ["LIBRARIES", "lookup"]
 
-# The registry: the libraries (`xtile._lib._compat.library`) with a module here, of
-# the same name.
-LIBRARIES = frozenset({"numpy", "torch", "jax", "dask", "array_api_strict", "sparse"})
+# the libraries of `xtile._lib._registry` with a module here, of the same name
+LIBRARIES = frozenset(lib.name for lib in _registry.LIBRARIES if lib.primitives)
 _LOADED: dict[str, Primitives | None] = {}
 
 
@@ -32,7 +32,11 @@ def lookup(library: str, /) -> Primitives | None:  # numpydoc ignore=PR01,RT01
 
 
 def _import(library: str, /) -> ModuleType | None:
-    """The module of `library`: import statements, which ``torch.compile`` traces."""
+    """
+    The module of `library`: import statements, which ``torch.compile`` traces.
+
+    One branch per name in `LIBRARIES` (a test checks).
+    """
     if library == "numpy":
         from . import numpy as module
     elif library == "torch":

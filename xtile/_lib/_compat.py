@@ -14,6 +14,7 @@ from typing import Any, TypeGuard
 import array_api_compat
 from array_api_compat import is_jax_array, is_lazy_array
 
+from ._registry import LIBRARIES, NAMESPACES
 from ._typing import Array
 
 __all__ = [
@@ -56,7 +57,7 @@ def is_array_api_obj(x: object) -> TypeGuard[Array]:  # numpydoc ignore=PR01,RT0
 # For these libraries the namespace depends on the array's type alone; the lookup costs
 # ~1-2 us, a third of `numpy.tile` on a small array, so it is done once per type.
 _BY_TYPE: dict[type, ModuleType] = {}
-_TYPE_CACHED = ("numpy", "torch", "cupy", "jax", "jaxlib")
+_TYPE_CACHED = frozenset(m for lib in LIBRARIES for m in lib.array_modules)
 
 
 def array_namespace(x: object) -> ModuleType:  # numpydoc ignore=PR01,RT01
@@ -81,25 +82,15 @@ def cached_namespace(x: object) -> ModuleType | None:  # numpydoc ignore=PR01,RT
     return xp
 
 
-_LIBRARIES = {
-    "numpy": "numpy",
-    "array_api_compat.numpy": "numpy",
-    "torch": "torch",
-    "array_api_compat.torch": "torch",
-    "jax.numpy": "jax",
-    "jax.experimental.array_api": "jax",
-    "array_api_strict": "array_api_strict",
-    "dask.array": "dask",
-    "array_api_compat.dask.array": "dask",
-}
+_LIBRARIES = {ns: lib.name for ns, lib in NAMESPACES.items()}
 
 
 def library(xp: ModuleType) -> str:  # numpydoc ignore=PR01,RT01
     """
     The library behind namespace `xp`, by name.
 
-    "numpy", "torch", "jax", "array_api_strict", "dask", or the namespace's module
-    name. One lookup, by name: the hot path runs under dynamo too.
+    The name of its `xtile._lib._registry.Library` ("numpy", "torch", ...), or the
+    namespace's module name. One lookup, by name: the hot path runs under dynamo too.
     """
     return _LIBRARIES.get(xp.__name__, xp.__name__)
 

@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 from .._lib import _compat
+from .._lib._registry import NAMESPACES
 from .._lib._typing import Array, ArrayNamespace
 
 __all__ = [
@@ -61,7 +62,7 @@ class Backend(Enum):
     @property
     def mutable(self) -> bool:  # numpydoc ignore=RT01
         """Whether its arrays can be written in place, and so could alias `x`."""
-        return self.modname in {"numpy", "array_api_strict", "torch", "cupy"}
+        return NAMESPACES[self.modname].mutable
 
     @property
     def max_rank(self) -> int:  # numpydoc ignore=RT01
