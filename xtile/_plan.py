@@ -555,12 +555,12 @@ def _extended(
     (each axis up to `k` at its input length); then each repeated axis from `k` out
     is extended: its prefix doubled while the runs are short, or (without
     `interleaved`) while its places interleave with the rest, then copied to the
-    rest at once. `k` is the outermost repeated axis whose corner is at most
-    `CORNER_BYTES` (a small corner is cheaper to write by the copy than by doubling
-    in many places), else the innermost; without `interleaved`, only axes whose
-    outer places are one strided axis. Only where the output pays for the doubling
-    steps' calls (`STEP_BYTES` each), and where the corner is at most a `LEVEL_GROWTH`th
-    of the output (a larger one is most of the work, at the copy's speed).
+    rest at once. `k` is, of the repeated axes whose corner is at most a
+    `LEVEL_GROWTH`th of the output (a larger one is most of the work, at the copy's
+    speed), the outermost whose corner is at most `CORNER_BYTES` (a small corner is
+    cheaper to write by the copy than by doubling in many places), else the
+    innermost; without `interleaved`, only axes whose outer places are one strided
+    axis. Only where the output pays for the doubling steps' calls (`STEP_BYTES` each).
     """
     shape, reps, out_shape = plan.shape, plan.reps, plan.out_shape
     run_bytes = plan.run * itemsize
@@ -571,16 +571,14 @@ def _extended(
         if (plan.run > 1 or a != plan.last)  # a fill is written at fill speed already
         and (tuning.interleaved or _one_axis(shape[:a], out_shape[:a]))
     ]
-    # the outermost whose corner is small enough to write by the broadcast copy
+    # axes whose corner is not most of the work (the corners shrink inwards), and of
+    # them the outermost whose corner is small enough to write by the broadcast copy
+    fits = [a for a in axes if plan.size >= _corner(plan, a) * LEVEL_GROWTH]
     k = next(
-        (a for a in axes if _corner(plan, a) * itemsize <= CORNER_BYTES), axes[-1] if axes else -1
+        (a for a in fits if _corner(plan, a) * itemsize <= CORNER_BYTES), fits[-1] if fits else -1
     )
     steps = sum((reps[a] - 1).bit_length() for a in repeated if a <= k)
-    if (
-        k < 0
-        or plan.size * itemsize < steps * STEP_BYTES
-        or plan.size < _corner(plan, k) * LEVEL_GROWTH  # the corner is most of the work
-    ):
+    if k < 0 or plan.size * itemsize < steps * STEP_BYTES:
         return ()
     corner = _plan(shape, (1,) * (k + 1) + reps[k + 1 :])
     region = tuple((0, n) for n in corner.out_shape)
