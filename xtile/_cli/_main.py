@@ -178,7 +178,8 @@ def _explain(argv: list[str]) -> int:
     x = _empty(args.backend, args.shape, args.dtype)  # its layout, as a call would read it
     prims = _fast.lookup(args.backend)
     layout = None if prims is None or prims.layout is None else prims.layout(x)
-    print(f"{args.backend}, {args.dtype} ({np.dtype(args.dtype).itemsize} bytes per element):")
+    size = np.dtype(args.dtype).itemsize
+    print(f"{args.backend}, {args.dtype} ({size} byte{'s' * (size > 1)} per element):")
     if prims is not None and prims.tile is not None:
         print("  the backend's own computation: one XLA program (JAX) or one task per block (Dask)")
         return 0
