@@ -23,30 +23,15 @@ import xtile
 from xtile._cli import _bench
 
 
-def _contenders(name: str) -> tuple[Any, Any, Any, Any]:
-    """asarray, the native tile, the copy into a buffer and the wait, of backend `name`."""
+def _copy_into(name: str) -> Any:
+    """The plain copy of an array into a buffer of backend `name`: the bound of `out=`."""
     if name == "numpy":
-        return np.asarray, np.tile, np.copyto, lambda a: a
+        return np.copyto
     if name == "cupy":
         import cupy
 
-        def cupy_synced(a: Any) -> Any:
-            cupy.cuda.get_current_stream().synchronize()
-            return a
-
-        return cupy.asarray, cupy.tile, cupy.copyto, cupy_synced
-    import torch
-
-    def synced(a: Any) -> Any:
-        torch.cuda.synchronize()
-        return a
-
-    if name == "torch-cuda":
-        cuda = partial(torch.asarray, device="cuda")
-        return cuda, torch.tile, lambda buf, src: buf.copy_(src), synced
-    _bench._TORCH_THREADS.setdefault("all", torch.get_num_threads())
-    torch.set_num_threads(1 if name == "torch-1thread" else _bench._TORCH_THREADS["all"])
-    return torch.asarray, torch.tile, lambda buf, src: buf.copy_(src), lambda a: a
+        return cupy.copyto
+    return lambda buf, src: buf.copy_(src)
 
 
 def main() -> None:
@@ -69,8 +54,8 @@ def main() -> None:
         f"{'backend':<15}{'case':<44}{'dtype':<11}{'MB':>7}"
         f"{'out/copy':>10}{'out/native':>12}{'out/fresh':>11}"
     )
-    for name in args.backends.split(","):
-        asarray, native, copy_into, sync = _contenders(name)
+    for name, b in _bench._backends(args.backends.split(",")):
+        asarray, native, sync, copy_into = b.asarray, b.native, b.sync, _copy_into(name)
         vs_copy, vs_native = [], []
         for c in cases:
             data = (np.arange(math.prod(c.shape)) % 127).astype(c.dtype).reshape(c.shape)

@@ -88,3 +88,10 @@ def test_meta_parameter_of_a_module() -> None:
     assert y.shape == (400, 900)
     assert y.requires_grad
     assert [op for op in record.ops if op not in VIEWS] == ["aten.clone.default"], record.ops
+
+
+def test_meta_out() -> None:
+    """A meta `out` has no memory, so it never overlaps the input (every address reads 0)."""
+    x = torch.empty(4, 8, device="meta")
+    out = torch.empty(8, 16, device="meta")
+    assert xtile.tile(x, (2, 2), out=out) is out

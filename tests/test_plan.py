@@ -109,6 +109,39 @@ def test_a_device_copy_of_unaligned_runs(offset: int, stride: int) -> None:
     np.testing.assert_array_equal(got.numpy(), np.tile(x.numpy(), (17, 16)))
 
 
+_DEVICE_LAYOUTS = {
+    "expanded": lambda t: t.arange(1000, dtype=t.int8).expand(16, 1000),
+    "transposed": lambda t: t.arange(16000, dtype=t.int8).view(1000, 16).T,
+    "conj": lambda t: t.ones(16, 500, dtype=t.complex64).conj(),
+    "neg": lambda t: t._neg_view(t.ones(16, 1000, dtype=t.complex64)),
+    "requires_grad": lambda t: t.ones(16, 1000, requires_grad=True),
+    "inference": lambda t: _inference(t, t.ones(16, 1000, dtype=t.int16)),
+}
+
+
+def _inference(torch: Any, a: Any) -> Any:
+    with torch.inference_mode():
+        return a.clone()
+
+
+@pytest.mark.parametrize("make", list(_DEVICE_LAYOUTS), ids=str)
+def test_a_device_copy_of_any_layout(make: str) -> None:
+    """As on a GPU: each layout tiles exactly; runs move as words only where items may."""
+    torch = pytest.importorskip("torch")
+    prims = _fast.lookup("torch")
+    assert prims is not None
+    x = _DEVICE_LAYOUTS[make](torch)
+    layout = prims.layout(x)._replace(tuned=False)
+    program = _plan.program(layout, (17, 16), prims.tuning)
+    assert bool(program.steps[0].item) == (make in {"expanded", "inference"})  # type: ignore[union-attr]
+    got = _agnostic.run(x, program, array_namespace(x), prims)
+    assert got.dtype == x.dtype
+    np.testing.assert_array_equal(
+        got.detach().resolve_conj().resolve_neg().numpy(),
+        np.tile(x.detach().resolve_conj().resolve_neg().numpy(), (17, 16)),
+    )
+
+
 def test_switched_off() -> None:
     case = ((100, 100, 3), (10, 10, 10), 4)
     with _plan.switched_off("extend"):

@@ -306,9 +306,9 @@ def program(
         return Program(plan, ())
     if plan.last < 0:
         return Program(plan, (Copy(plan),))
-    if not layout.tuned:
-        return Program(plan, (_widened(plan, strides, layout, tuning, fresh=fresh, off=off),))
     on = frozenset(STRATEGIES) - (OFF.get() if off is None else off)
+    if not layout.tuned:
+        return Program(plan, (_widened(plan, strides, layout, tuning, on, fresh=fresh),))
     itemsize, run = layout.itemsize, plan.run
     runs_contiguous = (
         "bytes" in on
@@ -385,10 +385,10 @@ def _widened(
     strides: Shape,
     layout: Layout,
     tuning: Tuning,
+    on: frozenset[str],
     /,
     *,
     fresh: bool,
-    off: frozenset[str] | None,
 ) -> Copy:
     """
     The one copy on a device (`layout` untuned): its runs in the widest word that divides them.
@@ -403,7 +403,7 @@ def _widened(
         and layout.raw
         and word > itemsize
         and plan.size >= DEVICE_ELEMENTS
-        and "bytes" not in (OFF.get() if off is None else off)
+        and "bytes" in on
         and _contiguous(plan.shape[last:], strides[last:], itemsize)
     ):
         return Copy(plan, item=word)

@@ -197,8 +197,8 @@ def _check_out(x: Array, out: Array, op: str, /) -> None:
 
 def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
     """Whether the memory spans of `a` and `b` overlap (a bound: strided views may not)."""
-    if a.device != b.device or not a.numel() or not b.numel():
-        return False
+    if a.device != b.device or a.is_meta or not a.numel() or not b.numel():
+        return False  # meta tensors have no memory (every address is 0)
     sa, sb = a.untyped_storage(), b.untyped_storage()  # apart when their allocations are
     if sa.data_ptr() + sa.nbytes() <= sb.data_ptr() or sb.data_ptr() + sb.nbytes() <= sa.data_ptr():
         return False
