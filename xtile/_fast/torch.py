@@ -44,7 +44,7 @@ def _layout(x: Array, /) -> Layout | None:
         or torch._C._functorch.is_functorch_wrapped_tensor(t)
     ):
         return None
-    plain = not _tracked(t)
+    plain = not _recorded(t)
     raw = plain and not t.is_conj() and not t.is_neg()
     size = t.element_size()
     # tuple.__new__: a NamedTuple's own __new__ costs a tenth of a small tile
@@ -160,9 +160,13 @@ def _unwrap(x: Array, /) -> None:
 
 def _tracked(t: torch.Tensor, /) -> bool:
     """Whether autograd, forward AD or torch.func would record or batch writes to `t`."""
+    return _recorded(t) or torch._C._functorch.is_functorch_wrapped_tensor(t)
+
+
+def _recorded(t: torch.Tensor, /) -> bool:
+    """Whether autograd or forward AD would record writes to `t` (not torch.func's wrappers)."""
     return bool(
         (t.requires_grad and torch.is_grad_enabled())
-        or torch._C._functorch.is_functorch_wrapped_tensor(t)
         # a tangent lives only inside a dual level (a cheap check first)
         or (forward_ad._current_level >= 0 and forward_ad.unpack_dual(t).tangent is not None)  # type: ignore[no-untyped-call]
     )
