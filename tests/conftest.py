@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, settings
 import xtile._agnostic
 import xtile._dispatch
 import xtile._fast
+import xtile._threads
 from xtile._testing import Backend, dtypes
 
 settings.register_profile(
@@ -99,6 +100,27 @@ def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
         monkeypatch.setattr(xtile._fast, "lookup", limits_only)
         monkeypatch.setattr(xtile._dispatch, "_SEEN", {})  # no program of the primitives
     return request.param  # type: ignore[no-any-return]
+
+
+@pytest.fixture(params=["one", "slabs"])
+def slabs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """
+    Big-output copies as they are ("one"), or at every size ("slabs").
+
+    "slabs": NumPy's copies split over 2 threads, PyTorch's fresh outputs advised
+    for huge pages, whatever their size (`xtile._threads`).
+    """
+    if request.param == "slabs":
+        monkeypatch.setattr(xtile._threads, "PARALLEL_BYTES", 0)
+        monkeypatch.delenv("XTILE_NUM_THREADS", raising=False)
+        with contextlib.suppress(ImportError):
+            from xtile._fast import torch as fast_torch
+
+            monkeypatch.setattr(fast_torch, "HUGE_BYTES", 0)
+        with xtile.threads(2):
+            yield request.param
+    else:
+        yield request.param
 
 
 @pytest.fixture

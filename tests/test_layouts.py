@@ -512,7 +512,7 @@ def numpy_arrays(draw: st.DrawFn) -> Any:
     return x, reps, draw(st.booleans())
 
 
-@pytest.mark.usefixtures("impl")
+@pytest.mark.usefixtures("impl", "slabs")
 @settings(max_examples=80, deadline=None)
 @given(case=numpy_arrays())
 def test_numpy_layouts(case: Any) -> None:
@@ -675,7 +675,7 @@ _TWIN = {
 
 
 @pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental:UserWarning")
-@pytest.mark.usefixtures("impl")
+@pytest.mark.usefixtures("impl", "slabs")
 @settings(max_examples=100, deadline=None)
 @given(case=torch_tensors())
 def test_torch_layouts(case: Any) -> None:

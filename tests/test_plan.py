@@ -172,6 +172,7 @@ def _run(x: Any, program: _plan.Program, prims: _agnostic.Primitives) -> Any:
 shapes = st.lists(st.integers(1, 6), min_size=1, max_size=4).map(tuple)
 
 
+@pytest.mark.usefixtures("slabs")
 @given(
     shape=shapes,
     reps=st.lists(st.sampled_from([1, 2, 3, 5, 7, 64, 301]), min_size=1, max_size=4).map(tuple),

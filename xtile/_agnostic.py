@@ -70,6 +70,9 @@ class Primitives(NamedTuple):
     check_out : callable or None
         Raises where the backend cannot write the tile of `x` into `out`, beyond
         the checks of every backend.
+    empty : callable or None
+        ``empty(shape, x)``: a new C-ordered array of `shape`, `x`'s dtype and
+        device, for the steps that write one output. None: the namespace's ``empty``.
     max_view_dims : int
         The most axes the backend's broadcast view may have; more are tiled by
         concatenation first (`fit_rank`).
@@ -84,6 +87,7 @@ class Primitives(NamedTuple):
     tile: WholeTile | None = None
     unwrap: Unwrap | None = None
     check_out: Callable[[Array, Array, str], None] | None = None
+    empty: Callable[[Shape, Array], Array] | None = None
     max_view_dims: int = MAX_DIMS
 
 
@@ -166,11 +170,14 @@ def _writes(
         elif isinstance(step, Move | Spread):
             inside = prims.move if isinstance(step, Move) else prims.spread
             calls.append(partial(_inside, inside, step))
+    empty = prims.empty or (
+        lambda shape, x: xp.empty(shape, dtype=x.dtype, device=_compat.device(x))
+    )
 
     def write(x: Array, out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
         """Each step into one output, fresh or `out`."""
         if out is None:
-            out = xp.empty(out_shape, dtype=x.dtype, device=_compat.device(x))
+            out = empty(out_shape, x)
         for call in calls:
             call(x, out)
         return out

@@ -11,12 +11,14 @@ one block before them. Where one axis repeats, `numpy.repeat` of whole blocks is
 one pass, as in `numpy.tile`.
 """
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from .. import _threads
 from .._agnostic import CopyCall, Primitives, view_shapes
 from .._lib._helpers import overlaps_itself
 from .._lib._typing import Array, ArrayNamespace, Plan
@@ -86,14 +88,47 @@ def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:
             target = np.lib.stride_tricks.as_strided(out, view_shape, strides)  # type: ignore[call-overload]
         source = a.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
-            inner, source = target.reshape(view_shape[:split]), source.reshape(spread[:split])
-            for j in range(view_shape[split - 1]):
-                np.copyto(inner[..., j], source[..., 0])
+            _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
         else:
-            np.copyto(target, source)
+            _parallel(np.copyto, target, source)
         return target.reshape(out_shape) if out is None else out
 
     return copy
+
+
+def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> None:
+    """`source` (its last axis of length 1) copied to each index of `target`'s last axis."""
+    for j in range(target.shape[-1]):
+        np.copyto(target[..., j], source[..., 0])
+
+
+def _parallel(
+    copy: Callable[[Any, Any], object], target: np.ndarray[Any, Any], source: Any, /
+) -> None:
+    """
+    ``copy(target, source)``, in slabs of `target` on every thread (`xtile._threads`) if big.
+
+    `source` has `target`'s rank (axes of length 1 broadcast). The slabs cut the
+    first axis that splits evenly enough; items that hold pointers (object,
+    StringDType) stay on one thread, as their copy holds the GIL.
+    """
+    n = 1
+    if target.nbytes >= _threads.PARALLEL_BYTES and not target.dtype.hasobject:
+        n = min(_threads.count(), target.size)
+    axis = next((i for i, d in enumerate(target.shape) if d % n == 0 or d >= 8 * n), None)
+    if n == 1 or axis is None or target.dtype.kind == "T":
+        copy(target, source)
+        return
+    d = target.shape[axis]
+    cuts = [d * i // n for i in range(n + 1)]
+    head = (slice(None),) * axis
+
+    def slab(a: int, b: int) -> Callable[[], object]:  # numpydoc ignore=PR01,RT01
+        """The copy of indices `a` to `b` of the axis."""
+        part = (*head, slice(a, b))
+        return lambda: copy(target[part], source if source.shape[axis] == 1 else source[part])
+
+    _threads.run([slab(a, b) for a, b in itertools.pairwise(cuts)])
 
 
 def _split(spread: tuple[int, ...], view_shape: tuple[int, ...], /) -> int:
@@ -122,10 +157,24 @@ def _item_dtype(nbytes: int, /) -> np.dtype[Any]:
 
 
 def _repeater(step: Repeat, /) -> CopyCall:
-    """`numpy.repeat` of the blocks of a C-contiguous array from `step.axis` on, as a call."""
+    """
+    `numpy.repeat` of the blocks of a C-contiguous array from `step.axis` on, as a call.
+
+    A big output on more than one thread is the broadcast copy, in slabs.
+    """
     plan = step.plan
     n, r, out_shape = math.prod(plan.shape[step.axis :]), plan.reps[step.axis], plan.out_shape
-    return lambda x, _out: np.asarray(x).reshape(-1, n).repeat(r, 0).reshape(out_shape)
+
+    def repeat(x: Array, _out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
+        """The one pass, or the copy in slabs."""
+        a = np.asarray(x).reshape(-1, n)
+        if a.nbytes * r < _threads.PARALLEL_BYTES or _threads.count() == 1:
+            return a.repeat(r, 0).reshape(out_shape)
+        out = np.empty((a.shape[0], r, n), a.dtype)
+        _parallel(np.copyto, out, a[:, None])
+        return out.reshape(out_shape)
+
+    return repeat
 
 
 def _move(out: Array, step: Move, /) -> None:
@@ -146,7 +195,7 @@ def _spread(out: Array, step: Spread, /) -> None:
     inner = o.strides[axis]
     flat = o.reshape(-1).view(np.uint8)
     block, whole = k * inner, total // k
-    np.copyto(flat[block : whole * block].reshape(whole - 1, block), flat[:block])
+    _parallel(np.copyto, flat[block : whole * block].reshape(whole - 1, block), flat[None, :block])
     rest = total * inner - whole * block
     if rest:
         flat[whole * block : whole * block + rest] = flat[:rest]
@@ -164,7 +213,8 @@ def _copy_bytes(
     for part in range(0, nbytes, _MAX_VOID_BYTES):
         size = min(_MAX_VOID_BYTES, nbytes - part)
         item = np.dtype((np.void, size))
-        np.copyto(
+        _parallel(
+            np.copyto,
             np.ndarray((count,), dtype=item, buffer=out, offset=dst + part, strides=(stride,)),
             np.ndarray((count,), dtype=item, buffer=out, offset=src + part, strides=(stride,)),
         )

@@ -9,6 +9,11 @@ for (`_layout`); GPUs get the one copy, its runs moved as the widest integers
 that divide them, and ``torch.compile`` the one copy.
 """
 
+import ctypes
+import functools
+from collections.abc import Callable
+from pathlib import Path
+
 import torch
 from torch.autograd import forward_ad
 
@@ -21,6 +26,9 @@ __all__ = ["PRIMITIVES"]
 
 # the integers a run of 2, 4 or 8 bytes is moved as
 _WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64}
+# the least fresh output advised to be backed by huge pages: two of them
+HUGE_BYTES = 1 << 22
+_HUGE_PAGE, _MADV_HUGEPAGE = 1 << 21, 14
 
 
 def _layout(x: Array, /) -> Layout | None:
@@ -99,6 +107,10 @@ def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:
             o: torch.Tensor = out  # type: ignore[assignment]
             o.view(*view_shape).copy_(view)  # splits axes only: a view
             return o
+        if t.element_size() * plan.size >= HUGE_BYTES and _advisable(t):
+            fresh = _empty(out_shape, t)
+            fresh.view(*view_shape).copy_(view)
+            return fresh
         if pairs and t.is_contiguous():
             return view.reshape(*out_shape)  # an unmergeable pair: reshape copies
         return view.clone(memory_format=torch.contiguous_format).view(*out_shape)
@@ -118,6 +130,49 @@ def _words(t: torch.Tensor, head: Shape, runs: int, item: int, /) -> torch.Tenso
     if (t.storage_offset() * size) % item or any(st * size % item for st in before):
         return None
     return t.view(*head).view(_WORDS[item])  # a view: the runs are contiguous
+
+
+@functools.cache
+def _madvise() -> Callable[[int, int, int], int] | None:
+    """Linux's ``madvise``, where transparent huge pages are not off; else None."""
+    try:
+        if "[never]" in Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text():
+            return None
+    except OSError:  # not Linux, or no transparent huge pages
+        return None
+    madvise = ctypes.CDLL(None, use_errno=True).madvise
+    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    madvise.restype = ctypes.c_int
+    return madvise
+
+
+def _advisable(t: torch.Tensor, /) -> bool:
+    """Whether a tile of `t` may go into a tensor made by `_empty`: a plain CPU tensor, eager."""
+    return bool(
+        type(t) is torch.Tensor
+        and t.is_cpu
+        and not torch.compiler.is_compiling()
+        and not _tracked(t)
+    )
+
+
+def _empty(shape: Shape, x: Array, /) -> torch.Tensor:
+    """
+    A new C-ordered tensor of `shape` like `x`; a big one on the CPU backed by huge pages.
+
+    PyTorch's CPU allocator leaves a big block to be faulted in 4 KiB pages; the
+    whole huge pages inside it are advised (``MADV_HUGEPAGE``) before the first
+    write, where the kernel has transparent huge pages. It stays PyTorch's tensor.
+    """
+    t: torch.Tensor = x  # type: ignore[assignment]
+    out = torch.empty(shape, dtype=t.dtype, device=t.device)
+    nbytes = out.element_size() * out.numel()
+    if nbytes >= HUGE_BYTES and out.is_cpu and (madvise := _madvise()) is not None:
+        start = -(-out.data_ptr() // _HUGE_PAGE) * _HUGE_PAGE
+        end = (out.data_ptr() + nbytes) // _HUGE_PAGE * _HUGE_PAGE
+        if end > start:
+            madvise(start, end - start, _MADV_HUGEPAGE)  # a hint: its failure changes nothing
+    return out
 
 
 def _region(out: torch.Tensor, places: tuple[int, ...], /) -> torch.Tensor:
@@ -227,4 +282,5 @@ PRIMITIVES = Primitives(
     spread=_spread,
     unwrap=_unwrap,
     check_out=_check_out,
+    empty=_empty,
 )

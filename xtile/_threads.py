@@ -1,0 +1,208 @@
+"""
+The threads that write a big output: `threads`, ``XTILE_NUM_THREADS``, threadpoolctl.
+
+A copy of a big output is split into slabs, one per thread; the calling thread
+writes one, a pool (made on the first such copy, remade after a fork) the others.
+Only C calls that release the GIL run in it. The count is the first of: the
+innermost `threads` block, ``XTILE_NUM_THREADS``, the CPUs this process may run
+on; a `threadpoolctl.threadpool_limits` block lowers it. A copy that starts while
+another is in the pool runs on its caller's thread alone, so that calls from many
+threads never ask for more threads than there are CPUs.
+"""
+
+import contextlib
+import contextvars
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+__all__ = ["PARALLEL_BYTES", "count", "run", "threads"]
+
+# the least output a thread more pays for (its hand-off costs tens of microseconds)
+PARALLEL_BYTES = 1 << 20
+
+_LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar("xtile_threads", default=None)
+
+
+class _State:
+    """The pool (None until the first split copy), whether a copy is in it, and limits."""
+
+    def __init__(self) -> None:
+        self.limited: int | None = None  # a threadpoolctl limit in force
+        self.registered = False  # xtile's threadpoolctl controller
+        self.forked()
+
+    def forked(self) -> None:
+        """A new pool on the next split copy: a forked child has none of its parent's threads."""
+        self.lock = threading.Lock()
+        self.pool: ThreadPoolExecutor | None = None
+        self.busy = False
+
+
+_STATE = _State()
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1  # pragma: no cover - not Linux
+
+
+def _from_env() -> int | None:
+    """``XTILE_NUM_THREADS`` as a count, None where unset; raises unless a positive int."""
+    value = os.environ.get("XTILE_NUM_THREADS", "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        msg = f"XTILE_NUM_THREADS must be a positive integer, not {value!r}."
+        raise ValueError(msg)
+    return int(value)
+
+
+def _default() -> int:
+    """The count outside any block: ``XTILE_NUM_THREADS``, else the CPUs."""
+    return _from_env() or _cpus()
+
+
+def count() -> int:
+    """
+    How many threads a big copy would use now: a `threads` block, the environment, the CPUs.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    if not _STATE.registered:
+        _register_threadpoolctl()
+    n = _LIMIT.get()
+    if n is None:
+        n = _default()
+    limited = _STATE.limited
+    return max(1, n if limited is None else min(n, limited))
+
+
+@contextlib.contextmanager
+def threads(n: int, /) -> Iterator[None]:
+    """
+    Write big outputs with at most `n` threads inside this block (in this thread or task).
+
+    Outside any block xtile uses ``XTILE_NUM_THREADS`` if set, else every CPU the
+    process may run on. PyTorch's copies use PyTorch's own threads
+    (``torch.set_num_threads``); this count is for NumPy's, which xtile splits.
+
+    Parameters
+    ----------
+    n : int
+        The most threads, at least 1; 1 writes on the calling thread alone.
+
+    Yields
+    ------
+    None
+        Inside the block the count is `n`.
+
+    Raises
+    ------
+    TypeError
+        If `n` is not an int.
+    ValueError
+        If `n` is below 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import xtile
+    >>> with xtile.threads(1):
+    ...     xtile.tile(np.arange(3), 2)
+    array([0, 1, 2, 0, 1, 2])
+    """
+    if type(n) is not int:
+        msg = f"xtile.threads: n must be an int, not {type(n).__name__} ({n!r})."
+        raise TypeError(msg)
+    if n < 1:
+        msg = f"xtile.threads: n must be at least 1, not {n}."
+        raise ValueError(msg)
+    token = _LIMIT.set(n)
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def run(calls: Sequence[Callable[[], object]], /) -> None:
+    """
+    Run `calls` (each a slab's C copy that releases the GIL) on the pool and this thread.
+
+    The last runs here; all are done on return, and the first error is raised.
+    """
+    state = _STATE
+    with state.lock:
+        shared = not state.busy and len(calls) > 1
+        if shared:
+            state.busy = True
+            if state.pool is None:
+                state.pool = ThreadPoolExecutor(_cpus(), thread_name_prefix="xtile")
+            pool = state.pool
+    if not shared:
+        for call in calls:
+            call()
+        return
+    try:
+        futures: list[Future[object]] = [pool.submit(call) for call in calls[:-1]]
+        try:
+            calls[-1]()
+        finally:
+            errors = [f.exception() for f in futures]
+        for error in errors:
+            if error is not None:
+                raise error
+    finally:
+        state.busy = False
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_STATE.forked)
+
+
+def _register_threadpoolctl() -> None:
+    """
+    Let ``threadpoolctl.threadpool_limits`` limit xtile's threads (a custom controller).
+
+    threadpoolctl finds controllers by the shared libraries loaded; xtile's threads
+    split NumPy's copies, so its controller goes with NumPy's core module. Made once
+    threadpoolctl is imported (importing it here would slow ``import xtile``): at
+    ``import xtile``, else at the first big copy.
+    """
+    if "threadpoolctl" not in sys.modules:
+        return
+    _STATE.registered = True
+    from threadpoolctl import LibController, register  # type: ignore[import-untyped]
+
+    class _Controller(LibController):  # type: ignore[misc]
+        """xtile's threads, as threadpoolctl sees them."""
+
+        user_api = "xtile"
+        internal_api = "xtile"
+        filename_prefixes = ("_multiarray_umath",)
+
+        def get_num_threads(self) -> int:  # numpydoc ignore=RT01
+            """The limit in force: threadpoolctl's, else the count outside any block."""
+            return _STATE.limited or _default()
+
+        def set_num_threads(self, num_threads: int) -> None:  # numpydoc ignore=PR01
+            """Limit every later copy; threadpoolctl restores the limit it read on exit."""
+            _STATE.limited = None if num_threads >= _default() else max(1, num_threads)
+
+        def get_version(self) -> str:  # numpydoc ignore=RT01
+            """xtile's version."""
+            from . import __version__
+
+            return __version__
+
+    register(_Controller)
+
+
+_register_threadpoolctl()
