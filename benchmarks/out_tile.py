@@ -3,8 +3,9 @@
 
 For every case of the benchmark matrix and of a random sweep whose output is at
 least ``--min-mb`` MB, side by side in one run (samples alternate): the plain copy
-of an array of the output's size into the reused buffer (``numpy.copyto(buf, src)``,
-``buf.copy_(src)``: the bound of a tile into that buffer), xtile into the buffer,
+of an array of the output's size into the reused buffer (NumPy's ``copyto`` in a
+slab per core, PyTorch's ``buf.copy_(src)`` on its threads: the bound of a tile
+into that buffer), xtile into the buffer,
 and the fresh-output tiles of xtile and of the backend (``numpy.tile``,
 ``torch.tile``), which pay the page faults of new memory. Usage::
 
@@ -26,7 +27,7 @@ from xtile._cli import _bench
 def _copy_into(name: str) -> Any:
     """The plain copy of an array into a buffer of backend `name`: the bound of `out=`."""
     if name == "numpy":
-        return np.copyto
+        return _bench.copy_on_every_core
     if name == "cupy":
         import cupy
 

@@ -57,9 +57,24 @@ def test_summary_lists_the_worst() -> None:
     text = _bench.summary(results, worst=2)
     assert "3 cases" in text
     assert "min 0.50" in text
-    assert "1 below 0.95" in text
+    assert "1 below 0.9;" in text
     assert "case2" in text
     assert "case0" not in text
+
+
+def test_bound_is_the_faster_of_copy_and_fill() -> None:
+    def result(copy_s: float, bound_s: float) -> _bench.Result:
+        return _bench.Result("numpy", "c", "sweep", "int8", 64 << 20, copy_s, 1.0, 2.0, bound_s)
+
+    assert result(1.0, 0.5).vs_bound == 0.25  # every core writes faster than the copy
+    assert result(0.5, 1.0).vs_bound == 0.25
+    assert result(1.0, float("nan")).vs_bound == 0.5  # no fill timed (a GPU): the copy
+    assert "xtile/bound on the 1 outputs >= 32 MB: min 0.25" in _bench.summary([result(1, 0.5)])
+
+
+def test_fill_writes_every_byte() -> None:
+    assert (_bench.fill(3 << 20) == 1).all()
+    assert _bench.fill(0).size == 0
 
 
 def test_per_call_script() -> None:
