@@ -79,7 +79,7 @@ def test_threadpoolctl_limits_xtile() -> None:
 CASES = [
     ((40, 30), (3, 2), "float64"),  # long runs: one copy
     ((4000, 3), (1, 100), "float32"),  # short runs: staged
-    ((1, 7), (3000, 1), "int8"),  # one axis repeats: numpy.repeat's pass, as a copy
+    ((1, 7), (3000, 1), "int8"),  # one axis repeats: numpy.repeat, one pass (into out=: copies)
     ((129, 3), (50, 9), "int16"),  # a prefix extended inside the output
     ((3, 5, 2), (2, 3, 700), "complex128"),
     ((1000, 3), (1, 3), "uint8"),  # runs of 3 bytes as void items
@@ -120,7 +120,7 @@ def test_one_thread_never_splits(split: list[int]) -> None:
 
 def test_many_callers_share_the_pool(split: list[int]) -> None:
     """8 user threads at once: exact results, and the pool never grows past the CPUs."""
-    x = (np.arange(300) % 97).astype(np.int16).reshape(30, 10)
+    x = (np.arange(3000) % 97).astype(np.float64).reshape(30, 100)  # one broadcast copy
     want = np.tile(x, (40, 7))
     results: list[bool] = []
 

@@ -20,8 +20,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 __all__ = ["PARALLEL_BYTES", "count", "run", "threads"]
 
-# the least output a thread more pays for (its hand-off costs tens of microseconds)
-PARALLEL_BYTES = 1 << 20
+# the least copy that slabs speed up (measured: docs/performance.md)
+PARALLEL_BYTES = 1 << 23
 
 _LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar("xtile_threads", default=None)
 

@@ -157,24 +157,10 @@ def _item_dtype(nbytes: int, /) -> np.dtype[Any]:
 
 
 def _repeater(step: Repeat, /) -> CopyCall:
-    """
-    `numpy.repeat` of the blocks of a C-contiguous array from `step.axis` on, as a call.
-
-    A big output on more than one thread is the broadcast copy, in slabs.
-    """
+    """`numpy.repeat` of the blocks of a C-contiguous array from `step.axis` on, as a call."""
     plan = step.plan
     n, r, out_shape = math.prod(plan.shape[step.axis :]), plan.reps[step.axis], plan.out_shape
-
-    def repeat(x: Array, _out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
-        """The one pass, or the copy in slabs."""
-        a = np.asarray(x).reshape(-1, n)
-        if a.nbytes * r < _threads.PARALLEL_BYTES or _threads.count() == 1:
-            return a.repeat(r, 0).reshape(out_shape)
-        out = np.empty((a.shape[0], r, n), a.dtype)
-        _parallel(np.copyto, out, a[:, None])
-        return out.reshape(out_shape)
-
-    return repeat
+    return lambda x, _out: np.asarray(x).reshape(-1, n).repeat(r, 0).reshape(out_shape)
 
 
 def _move(out: Array, step: Move, /) -> None:

@@ -26,9 +26,12 @@ __all__ = ["PRIMITIVES"]
 
 # the integers a run of 2, 4 or 8 bytes is moved as
 _WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64}
-# the least fresh output advised to be backed by huge pages: two of them
-HUGE_BYTES = 1 << 22
+# the least fresh output advised to be backed by huge pages (measured: docs/performance.md)
+HUGE_BYTES = 1 << 24
 _HUGE_PAGE, _MADV_HUGEPAGE = 1 << 21, 14
+# asked on every call (module attributes cost a lookup each)
+_compiling = torch.compiler.is_compiling
+_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 
 
 def _layout(x: Array, /) -> Layout | None:
@@ -48,8 +51,8 @@ def _layout(x: Array, /) -> Layout | None:
         or t.layout != torch.strided
         or t.is_nested
         or t.is_quantized
-        or torch.compiler.is_compiling()
-        or torch._C._functorch.is_functorch_wrapped_tensor(t)
+        or _compiling()
+        or _wrapped(t)
     ):
         return None
     plain = not _recorded(t)
@@ -107,7 +110,11 @@ def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:
             o: torch.Tensor = out  # type: ignore[assignment]
             o.view(*view_shape).copy_(view)  # splits axes only: a view
             return o
-        if t.element_size() * plan.size >= HUGE_BYTES and _advisable(t):
+        if (
+            plan.size * 16 >= HUGE_BYTES
+            and plan.size * t.element_size() >= HUGE_BYTES
+            and _advisable(t)
+        ):
             fresh = _empty(out_shape, t)
             fresh.view(*view_shape).copy_(view)
             return fresh
@@ -148,12 +155,7 @@ def _madvise() -> Callable[[int, int, int], int] | None:
 
 def _advisable(t: torch.Tensor, /) -> bool:
     """Whether a tile of `t` may go into a tensor made by `_empty`: a plain CPU tensor, eager."""
-    return bool(
-        type(t) is torch.Tensor
-        and t.is_cpu
-        and not torch.compiler.is_compiling()
-        and not _tracked(t)
-    )
+    return bool(type(t) is torch.Tensor and t.is_cpu and not _compiling() and not _tracked(t))
 
 
 def _empty(shape: Shape, x: Array, /) -> torch.Tensor:
@@ -215,7 +217,7 @@ def _unwrap(x: Array, /) -> None:
 
 def _tracked(t: torch.Tensor, /) -> bool:
     """Whether autograd, forward AD or torch.func would record or batch writes to `t`."""
-    return _recorded(t) or torch._C._functorch.is_functorch_wrapped_tensor(t)
+    return _recorded(t) or _wrapped(t)
 
 
 def _recorded(t: torch.Tensor, /) -> bool:
