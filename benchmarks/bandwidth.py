@@ -4,10 +4,12 @@ Big fresh outputs: GB/s of xtile, of the native tile, and of the machine's bound
 The cases: outputs of 32 MB or more with runs of 64 bytes or more, from the matrix,
 from the sweep and from the second generator (``shapes2.py``), plus a fixed few.
 The bound is the faster of the plain copy and a fresh buffer of the output's bytes
-written by every core (``xtile._cli._bench.fill``). Usage::
+written by every core (``xtile._cli._bench.fill``). ``--before`` switches off xtile's
+slabs and huge pages (`xtile._threads`, `xtile._fast.torch`), as before they were
+built. Usage::
 
     python benchmarks/bandwidth.py [--backends numpy,torch-1thread,torch] [--seed 0]
-        [--draws 300] [--repeat 3]
+        [--draws 300] [--repeat 3] [--before]
 """
 
 import argparse
@@ -47,7 +49,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--draws", type=int, default=300, help="cases drawn per generator")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", action="store_true", help="no slabs, no huge pages")
     args = parser.parse_args()
+    if args.before:
+        from xtile import _threads
+
+        _threads.PARALLEL_BYTES = 1 << 62
+        if "torch" in args.backends:
+            from xtile._fast import torch as fast
+
+            fast.HUGE_BYTES = 1 << 62
     drawn = [*_bench.sweep_cases(args.draws, args.seed), *shapes2.cases(args.draws, args.seed)]
     cases = [c for c in [*FIXED, *_bench.CASES, *drawn] if _big(c)]
     results = _bench.run(args.backends.split(","), cases, repeat=args.repeat)

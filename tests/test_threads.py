@@ -80,6 +80,7 @@ CASES = [
     ((40, 30), (3, 2), "float64"),  # long runs: one copy
     ((4000, 3), (1, 100), "float32"),  # short runs: staged
     ((1, 7), (3000, 1), "int8"),  # one axis repeats: numpy.repeat, one pass (into out=: copies)
+    ((30, 100), (5, 1), "float64"),  # one axis repeats, long blocks: their copy in slabs
     ((129, 3), (50, 9), "int16"),  # a prefix extended inside the output
     ((3, 5, 2), (2, 3, 700), "complex128"),
     ((1000, 3), (1, 3), "uint8"),  # runs of 3 bytes as void items

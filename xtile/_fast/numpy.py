@@ -22,7 +22,7 @@ from .. import _threads
 from .._agnostic import CopyCall, Primitives, view_shapes
 from .._lib._helpers import overlaps_itself
 from .._lib._typing import Array, ArrayNamespace, Plan
-from .._plan import Layout, Move, Repeat, Spread, Tuning, items
+from .._plan import LONG_RUN_BYTES, Layout, Move, Repeat, Spread, Tuning, items
 
 __all__ = ["PRIMITIVES"]
 
@@ -157,10 +157,29 @@ def _item_dtype(nbytes: int, /) -> np.dtype[Any]:
 
 
 def _repeater(step: Repeat, /) -> CopyCall:
-    """`numpy.repeat` of the blocks of a C-contiguous array from `step.axis` on, as a call."""
+    """
+    `numpy.repeat` of the blocks of a C-contiguous array from `step.axis` on, as a call.
+
+    A big output of long blocks is their broadcast copy instead, which goes in slabs
+    on every thread (`_parallel`); `numpy.repeat` runs on one.
+    """
     plan = step.plan
     n, r, out_shape = math.prod(plan.shape[step.axis :]), plan.reps[step.axis], plan.out_shape
-    return lambda x, _out: np.asarray(x).reshape(-1, n).repeat(r, 0).reshape(out_shape)
+
+    def repeat(x: Array, _out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
+        """The one pass, or the copy in slabs."""
+        a = np.asarray(x).reshape(-1, n)
+        if (
+            a.nbytes * r < _threads.PARALLEL_BYTES
+            or n * a.itemsize < LONG_RUN_BYTES
+            or _threads.count() == 1
+        ):
+            return a.repeat(r, 0).reshape(out_shape)
+        out = np.empty((a.shape[0], r, n), a.dtype)
+        _parallel(np.copyto, out, a[:, None])
+        return out.reshape(out_shape)
+
+    return repeat
 
 
 def _move(out: Array, step: Move, /) -> None:
