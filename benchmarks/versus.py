@@ -1,0 +1,91 @@
+"""
+Before and after: an older xtile against this one and the native tile, side by side in one run.
+
+The older xtile is a source tree (for example a git worktree of an older commit); its
+package is copied under the name ``xtile_before`` and imported beside ``xtile``, and
+for every case the native tile, the older and this xtile are timed in turns
+(`xtile._cli._bench.best_times`), so the machine's slow phases weigh on all three
+alike. It prints per backend the summary of each against the native tile (geomean,
+minimum, cases below 0.9, the ten worst) and the geomean of before / after time. Usage::
+
+    git worktree add /tmp/before <commit>
+    python benchmarks/versus.py --before /tmp/before [--cases sweep|gen2|matrix]
+        [--n 200] [--seed 23] [--backends numpy,torch-1thread,torch] [--repeat 3]
+"""
+
+import argparse
+import importlib
+import math
+import shutil
+import sys
+import tempfile
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import xtile
+from xtile._cli import _bench
+
+sys.path.insert(0, str(Path(__file__).parent))
+import shapes2
+
+
+def _import_before(tree: str) -> Any:
+    """The xtile package of source tree `tree`, imported as ``xtile_before``."""
+    home = Path(tempfile.mkdtemp())
+    shutil.copytree(Path(tree) / "xtile", home / "xtile_before")
+    sys.path.insert(0, str(home))
+    return importlib.import_module("xtile_before")
+
+
+def main() -> None:
+    """Time the cases and print both summaries and the before / after geomean."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--before", required=True, help="the older source tree")
+    parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2", "matrix"])
+    parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=23)
+    parser.add_argument("--backends", default="numpy,torch-1thread,torch")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    before = _import_before(args.before)
+    cases = (
+        _bench.sweep_cases(args.n, args.seed)
+        if args.cases == "sweep"
+        else shapes2.cases(args.n, args.seed)
+        if args.cases == "gen2"
+        else _bench.CASES
+    )
+    rows: list[tuple[str, _bench.Result, _bench.Result]] = []
+    for name, b in _bench._backends(args.backends.split(",")):
+        for i, c in enumerate(cases):
+            sys.stderr.write(f"\r{name} {i + 1}/{len(cases)}   ")
+            data = (np.arange(math.prod(c.shape)) % 127).astype(c.dtype).reshape(c.shape)
+            x = b.asarray(data)
+            native_s, before_s, after_s = _bench.best_times(
+                [
+                    partial(b.native, x, c.reps),
+                    partial(before.tile, x, c.reps),
+                    partial(xtile.tile, x, c.reps),
+                ],
+                b.sync,
+                args.repeat,
+            )
+            nbytes = data.nbytes * math.prod(c.reps)
+            case = f"{c.shape}x{c.reps}"
+            old = _bench.Result(name, case, c.kind, c.dtype, nbytes, math.nan, native_s, before_s)
+            new = _bench.Result(name, case, c.kind, c.dtype, nbytes, math.nan, native_s, after_s)
+            rows.append((name, old, new))
+    sys.stderr.write("\n")
+    for label, pick in (("before", 1), ("after", 2)):
+        print(f"== {label} ({args.cases}, n={len(cases)}, seed {args.seed})")
+        print(_bench.summary([r[pick] for r in rows]))  # type: ignore[misc]
+    for name in dict.fromkeys(r[0] for r in rows):
+        ratios = [old.xtile_s / new.xtile_s for n, old, new in rows if n == name]
+        print(f"{name}: before / after time, geomean {_bench._geomean(ratios):.3f}")
+
+
+if __name__ == "__main__":
+    main()
