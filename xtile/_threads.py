@@ -132,7 +132,7 @@ def threads(n: int, /) -> Iterator[None]:
         _LIMIT.reset(token)
 
 
-def run(calls: Sequence[Callable[[], object]], /) -> None:
+def run(calls: Sequence[Callable[[], object]], /) -> None:  # numpydoc ignore=PR01
     """
     Run `calls` (each a slab's C copy that releases the GIL) on the pool and this thread.
 
@@ -182,7 +182,7 @@ def _register_threadpoolctl() -> None:
     from threadpoolctl import LibController, register  # type: ignore[import-untyped]
 
     class _Controller(LibController):  # type: ignore[misc]
-        """xtile's threads, as threadpoolctl sees them."""
+        """The threads of xtile, as threadpoolctl sees them."""
 
         user_api = "xtile"
         internal_api = "xtile"
@@ -197,7 +197,7 @@ def _register_threadpoolctl() -> None:
             _STATE.limited = None if num_threads >= _default() else max(1, num_threads)
 
         def get_version(self) -> str:  # numpydoc ignore=RT01
-            """xtile's version."""
+            """The version of xtile."""
             from . import __version__
 
             return __version__
