@@ -22,9 +22,11 @@ def _layout(shape: tuple[int, ...], itemsize: int, **flags: bool) -> Layout:
     return Layout(shape, strides, itemsize, **{"raw": True, "parts": True, "tuned": True, **flags})
 
 
-def _kinds(shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, **flags: bool) -> str:
+def _kinds(
+    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, fresh: bool = True, **flags: bool
+) -> str:
     """The program's steps by name, e.g. "stage copy copy"."""
-    program = _plan.program(_layout(shape, itemsize, **flags), reps, NUMPY.tuning)
+    program = _plan.program(_layout(shape, itemsize, **flags), reps, NUMPY.tuning, fresh=fresh)
     names = []
     for step in program.steps:
         name = type(step).__name__.lower()
@@ -53,6 +55,14 @@ def _kinds(shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, **flags
 )
 def test_programs(shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, kinds: str) -> None:
     assert _kinds(shape, reps, itemsize) == kinds
+
+
+def test_word_runs_into_out_are_staged() -> None:
+    """A fresh output moves runs of a machine word as items; `out=` (any strides) stages them."""
+    assert _kinds((2,), (1109415,), 8) == "repeat"
+    assert _kinds((2,), (1109415,), 8, fresh=False) == "stage copy"
+    assert _kinds((40, 2), (3, 1000), 4) == "bytes"
+    assert _kinds((40, 2), (3, 1000), 4, fresh=False) == "stage copy"
 
 
 def test_flags_gate_the_strategies() -> None:

@@ -493,7 +493,7 @@ def _staged(
             if (
                 layout.parts
                 and block < PART_RUN_BYTES
-                and block not in tuning.words
+                and (block not in tuning.words or not fresh)  # words: the fresh copy moves
                 and k * block >= LONG_RUN_BYTES
                 # the rest of a repeat costs a copy more: as a doubling step would
                 and (r % k == 0 or plan.size * itemsize >= LEVEL_GROWTH * STEP_BYTES)
