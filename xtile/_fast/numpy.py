@@ -89,6 +89,8 @@ def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:
         source = a.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
+        elif plan.size * a.itemsize < _threads.PARALLEL_BYTES:  # the common case, first
+            np.copyto(target, source)
         else:
             _parallel(np.copyto, target, source)
         return target.reshape(out_shape) if out is None else out
@@ -112,9 +114,10 @@ def _parallel(
     first axis that splits evenly enough; items that hold pointers (object,
     StringDType) stay on one thread, as their copy holds the GIL.
     """
-    n = 1
-    if target.nbytes >= _threads.PARALLEL_BYTES and not target.dtype.hasobject:
-        n = min(_threads.count(), target.size)
+    if target.nbytes < _threads.PARALLEL_BYTES or target.dtype.hasobject:
+        copy(target, source)
+        return
+    n = min(_threads.count(), target.size)
     axis = next((i for i, d in enumerate(target.shape) if d % n == 0 or d >= 8 * n), None)
     if n == 1 or axis is None or target.dtype.kind == "T":
         copy(target, source)
