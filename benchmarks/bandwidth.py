@@ -9,7 +9,7 @@ slabs and huge pages (`xtile._threads`, `xtile._fast.torch`), as before they wer
 built. Usage::
 
     python benchmarks/bandwidth.py [--backends numpy,torch-1thread,torch] [--seed 0]
-        [--draws 300] [--repeat 3] [--before]
+        [--draws 300] [--repeat 3] [--before] [--limit N]
 """
 
 import argparse
@@ -50,6 +50,7 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=300, help="cases drawn per generator")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--before", action="store_true", help="no slabs, no huge pages")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N cases")
     args = parser.parse_args()
     if args.before:
         from xtile import _threads
@@ -60,7 +61,7 @@ def main() -> None:
 
             fast.HUGE_BYTES = 1 << 62
     drawn = [*_bench.sweep_cases(args.draws, args.seed), *shapes2.cases(args.draws, args.seed)]
-    cases = [c for c in [*FIXED, *_bench.CASES, *drawn] if _big(c)]
+    cases = [c for c in [*FIXED, *_bench.CASES, *drawn] if _big(c)][: args.limit]
     results = _bench.run(args.backends.split(","), cases, repeat=args.repeat)
     print(_bench.table(results))
     print()

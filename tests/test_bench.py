@@ -104,3 +104,26 @@ def test_ablation_script() -> None:
     for name in ("bytes", "stage", "extend", "repeat"):
         assert f"| {name} |" in done.stdout
     assert "gen2:3:2" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "printed"),
+    [
+        ("threads.py", ["--draws", "3", "--sizes", "1", "--backends", "numpy", "--repeat", "1"],
+         "T=1 MiB"),
+        ("bandwidth.py", ["--limit", "1", "--backends", "numpy", "--repeat", "1"], "x/bound"),
+        ("versus.py", ["--before", ".", "--cases", "gen2", "--n", "2", "--backends", "numpy",
+                       "--repeat", "1"], "before / after time"),
+    ],
+)  # fmt: skip
+def test_benchmark_scripts(script: str, args: list[str], printed: str) -> None:
+    """The ablation of the thread and huge-page sizes, the bandwidth table, before/after."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).parents[1]
+    done = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / script), *args],
+        capture_output=True, text=True, check=True, cwd=root,
+    )  # fmt: skip
+    assert printed in done.stdout
