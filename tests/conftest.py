@@ -102,6 +102,22 @@ def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     return request.param  # type: ignore[no-any-return]
 
 
+@pytest.fixture(autouse=bool(os.environ.get("XTILE_TEST_SLABS")))
+def slabs_everywhere(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """
+    With ``XTILE_TEST_SLABS=1``, every test runs with slabs at every size (see `slabs`).
+
+    ``XTILE_TEST_SLABS=1 python -m pytest tests/test_tile.py`` runs the parity suite so.
+    """
+    monkeypatch.setattr(xtile._threads, "PARALLEL_BYTES", 0)
+    with contextlib.suppress(ImportError):
+        from xtile._fast import torch as fast_torch
+
+        monkeypatch.setattr(fast_torch, "HUGE_BYTES", 0)
+    with xtile.threads(2):
+        yield
+
+
 @pytest.fixture(params=["one", "slabs"])
 def slabs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """

@@ -1,6 +1,8 @@
 """Big outputs on every thread: the count and its controls, exact copies in slabs, huge pages."""
 
 import multiprocessing
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -62,6 +64,55 @@ def test_bad_env_named(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
         xtile.tile(np.zeros((40, 30)), (3, 2))
 
 
+def _python(code: str) -> str:
+    """The output of `code` run by this Python in a fresh process."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    return done.stdout
+
+
+def test_threadpoolctl_imported_after_xtile() -> None:
+    pytest.importorskip("threadpoolctl")
+    code = (
+        "import numpy, xtile; from xtile import _threads\n"
+        "from threadpoolctl import threadpool_limits\n"
+        "with threadpool_limits(1):\n    print(_threads.count())\n"
+        "print(_threads.count() == _threads._cpus())"
+    )
+    assert _python(code).split() == ["1", "True"]
+
+
+def test_threadpoolctl_survives_a_bad_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    monkeypatch.setenv("XTILE_NUM_THREADS", "abc")
+    info = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "xtile"]
+    assert [i["num_threads"] for i in info] == [_threads._cpus()]
+
+
+def test_threadpoolctl_limit_above_the_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    monkeypatch.delenv("XTILE_NUM_THREADS", raising=False)
+    many = _threads._cpus() + 6
+    with xtile.threads(many), threadpoolctl.threadpool_limits(many - 4, user_api="xtile"):
+        assert _threads.count() == many - 4
+    assert _threads.count() == _threads._cpus()
+
+
+def test_a_big_tile_at_interpreter_exit() -> None:
+    """At shutdown the pool takes no new work: the caller's thread writes every slab."""
+    code = (
+        "import atexit, numpy as np, xtile\n"
+        "def last():\n"
+        "    with xtile.threads(2):\n"
+        "        y = xtile.tile(np.ones((1000, 1000)), (2, 2))\n"
+        "    print(bool((y == 1).all()), y.shape)\n"
+        "atexit.register(last)\n"
+        "xtile.tile(np.ones((1000, 1000)), (2, 2))  # the pool exists\n"
+    )
+    assert _python(code).strip() == "True (2000, 2000)"
+
+
 def test_threadpoolctl_limits_xtile() -> None:
     threadpoolctl = pytest.importorskip("threadpoolctl")
     before = _threads.count()
@@ -111,6 +162,20 @@ def test_items_with_pointers_stay_on_one_thread(split: list[int], dtype: Any) ->
     assert split == []
 
 
+@pytest.mark.parametrize(("shape", "reps", "dtype"), CASES[:4])
+def test_three_uneven_slabs(
+    split: list[int], shape: tuple[int, ...], reps: tuple[int, ...], dtype: str
+) -> None:
+    x = (np.arange(np.prod(shape)) % 101).astype(dtype).reshape(shape)
+    with xtile.threads(3):
+        y = xtile.tile(x, reps)
+        out = np.empty_like(y)
+        xtile.tile(x, reps, out=out)
+    np.testing.assert_array_equal(y, np.tile(x, reps))
+    np.testing.assert_array_equal(out, np.tile(x, reps))
+    assert 3 in split
+
+
 def test_one_thread_never_splits(split: list[int]) -> None:
     with xtile.threads(1):
         np.testing.assert_array_equal(
@@ -136,9 +201,8 @@ def test_many_callers_share_the_pool(split: list[int]) -> None:
         c.join()
     assert results == [True] * 240
     assert max(split) == 2
-    pool = _threads._STATE.pool
-    assert pool is not None
-    assert pool._max_workers == _threads._cpus()
+    workers = [t for t in threading.enumerate() if t.name.startswith("xtile")]
+    assert 1 <= len(workers) <= _threads._cpus()
     assert not _threads._STATE.busy
 
 
@@ -221,3 +285,17 @@ def test_big_torch_output_in_every_mode(mode: str) -> None:
         with torch.no_grad():
             y = xtile.tile(x, (2, 1000))
     assert torch.equal(y.detach(), torch.tile(x.detach(), (2, 1000)))
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.trace` is deprecated:DeprecationWarning")
+@pytest.mark.filterwarnings("ignore:Converting a tensor to a Python boolean:Warning")
+def test_traced_big_output_follows_the_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under torch.jit.trace the output is the copy's own, not an empty of the traced dtype."""
+    torch = pytest.importorskip("torch")
+    from xtile._fast import torch as fast
+
+    monkeypatch.setattr(fast, "HUGE_BYTES", 0)
+    traced = torch.jit.trace(lambda a: xtile.tile(a, (2, 3)), torch.ones(4, 5))
+    y = traced(torch.arange(20).reshape(4, 5))
+    assert y.dtype == torch.int64
+    assert torch.equal(y, torch.tile(torch.arange(20).reshape(4, 5), (2, 3)))

@@ -12,8 +12,8 @@ threads never ask for more threads than there are CPUs.
 
 import contextlib
 import contextvars
+import importlib.util
 import os
-import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -31,7 +31,6 @@ class _State:
 
     def __init__(self) -> None:
         self.limited: int | None = None  # a threadpoolctl limit in force
-        self.registered = False  # xtile's threadpoolctl controller
         self.forked()
 
     def forked(self) -> None:
@@ -56,7 +55,7 @@ def _from_env() -> int | None:
     value = os.environ.get("XTILE_NUM_THREADS", "").strip()
     if not value:
         return None
-    if not value.isdigit() or int(value) < 1:
+    if not value.isdecimal() or int(value) < 1:
         msg = f"XTILE_NUM_THREADS must be a positive integer, not {value!r}."
         raise ValueError(msg)
     return int(value)
@@ -76,8 +75,6 @@ def count() -> int:
     int
         At least 1.
     """
-    if not _STATE.registered:
-        _register_threadpoolctl()
     n = _LIMIT.get()
     if n is None:
         n = _default()
@@ -136,7 +133,8 @@ def run(calls: Sequence[Callable[[], object]], /) -> None:  # numpydoc ignore=PR
     """
     Run `calls` (each a slab's C copy that releases the GIL) on the pool and this thread.
 
-    The last runs here; all are done on return, and the first error is raised.
+    The last runs here (and any the pool no longer takes, at interpreter shutdown);
+    all are done on return, and an error of any of them is raised.
     """
     state = _STATE
     with state.lock:
@@ -150,10 +148,19 @@ def run(calls: Sequence[Callable[[], object]], /) -> None:  # numpydoc ignore=PR
         for call in calls:
             call()
         return
+    futures: list[Future[object]] = []
     try:
-        futures: list[Future[object]] = [pool.submit(call) for call in calls[:-1]]
+        for i, call in enumerate(calls[:-1]):
+            try:
+                futures.append(pool.submit(call))
+            except RuntimeError:  # the interpreter is shutting down: no new threads
+                calls = [*calls[i:-1], calls[-1]]
+                break
+        else:
+            calls = calls[-1:]
         try:
-            calls[-1]()
+            for call in calls:
+                call()
         finally:
             errors = [f.exception() for f in futures]
         for error in errors:
@@ -167,19 +174,29 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_STATE.forked)
 
 
+def _unlimited() -> int:
+    """The count outside any block; the CPUs where ``XTILE_NUM_THREADS`` is wrong."""
+    try:
+        return _default()
+    except ValueError:  # raised by xtile's own calls; threadpoolctl's must not break
+        return _cpus()
+
+
 def _register_threadpoolctl() -> None:
     """
     Let ``threadpoolctl.threadpool_limits`` limit xtile's threads (a custom controller).
 
     threadpoolctl finds controllers by the shared libraries loaded; xtile's threads
-    split NumPy's copies, so its controller goes with NumPy's core module. Made once
-    threadpoolctl is imported (importing it here would slow ``import xtile``): at
-    ``import xtile``, else at the first big copy.
+    split NumPy's copies, so its controller goes with NumPy's core module. Registered
+    at ``import xtile`` where threadpoolctl (3.2 or later) is installed, so that a
+    limit entered at any time after applies.
     """
-    if "threadpoolctl" not in sys.modules:
+    if importlib.util.find_spec("threadpoolctl") is None:
         return
-    _STATE.registered = True
-    from threadpoolctl import LibController, register  # type: ignore[import-untyped]
+    try:
+        from threadpoolctl import LibController, register  # type: ignore[import-untyped]
+    except ImportError:  # before 3.2: no custom controllers
+        return
 
     class _Controller(LibController):  # type: ignore[misc]
         """The threads of xtile, as threadpoolctl sees them."""
@@ -190,11 +207,11 @@ def _register_threadpoolctl() -> None:
 
         def get_num_threads(self) -> int:  # numpydoc ignore=RT01
             """The limit in force: threadpoolctl's, else the count outside any block."""
-            return _STATE.limited or _default()
+            return _STATE.limited or _unlimited()
 
         def set_num_threads(self, num_threads: int) -> None:  # numpydoc ignore=PR01
             """Limit every later copy; threadpoolctl restores the limit it read on exit."""
-            _STATE.limited = None if num_threads >= _default() else max(1, num_threads)
+            _STATE.limited = None if num_threads == _unlimited() else max(1, num_threads)
 
         def get_version(self) -> str:  # numpydoc ignore=RT01
             """The version of xtile."""

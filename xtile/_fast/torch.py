@@ -154,8 +154,14 @@ def _madvise() -> Callable[[int, int, int], int] | None:
 
 
 def _advisable(t: torch.Tensor, /) -> bool:
-    """Whether a tile of `t` may go into a tensor made by `_empty`: a plain CPU tensor, eager."""
-    return bool(type(t) is torch.Tensor and t.is_cpu and not _compiling() and not _tracked(t))
+    """Whether a tile of `t` may go into a tensor made by `_empty`: plain, CPU, eager, untraced."""
+    return bool(
+        type(t) is torch.Tensor
+        and t.is_cpu
+        and not _compiling()
+        and torch._C._get_tracing_state() is None  # a trace would keep the empty's dtype, device
+        and not _tracked(t)
+    )
 
 
 def _empty(shape: Shape, x: Array, /) -> torch.Tensor:
