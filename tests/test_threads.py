@@ -1,6 +1,7 @@
 """Big outputs on every thread: the count and its controls, exact copies in slabs, huge pages."""
 
 import multiprocessing
+import os
 import subprocess
 import sys
 import threading
@@ -66,9 +67,11 @@ def test_bad_env_named(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
 
 def _python(code: str) -> str:
     """The output of `code` run by this Python in a fresh process."""
+    env = {k: v for k, v in os.environ.items() if k != "XTILE_NUM_THREADS"}
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
+        [sys.executable, "-c", code],
+        capture_output=True, text=True, check=True, timeout=120, env=env,
+    )  # fmt: skip
     return done.stdout
 
 
@@ -113,8 +116,9 @@ def test_a_big_tile_at_interpreter_exit() -> None:
     assert _python(code).strip() == "True (2000, 2000)"
 
 
-def test_threadpoolctl_limits_xtile() -> None:
+def test_threadpoolctl_limits_xtile(monkeypatch: pytest.MonkeyPatch) -> None:
     threadpoolctl = pytest.importorskip("threadpoolctl")
+    monkeypatch.setenv("XTILE_NUM_THREADS", "3")  # a limit of 1 is below the default
     before = _threads.count()
     info = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "xtile"]
     assert [i["num_threads"] for i in info] == [before]

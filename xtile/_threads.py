@@ -210,7 +210,12 @@ def _register_threadpoolctl() -> None:
             return _STATE.limited or _unlimited()
 
         def set_num_threads(self, num_threads: int) -> None:  # numpydoc ignore=PR01
-            """Limit every later copy; threadpoolctl restores the limit it read on exit."""
+            """
+            Limit every later copy; threadpoolctl restores the limit it read on exit.
+
+            A limit equal to the count outside any block is none (it is what the
+            exit restores), so it does not cap a `threads` block that asks for more.
+            """
             _STATE.limited = None if num_threads == _unlimited() else max(1, num_threads)
 
         def get_version(self) -> str:  # numpydoc ignore=RT01
