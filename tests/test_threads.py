@@ -1,6 +1,5 @@
 """Big outputs on every thread: the count and its controls, exact copies in slabs, huge pages."""
 
-import multiprocessing
 import os
 import subprocess
 import sys
@@ -210,29 +209,28 @@ def test_many_callers_share_the_pool(split: list[int]) -> None:
     assert not _threads._STATE.busy
 
 
-def _tile_in_child(queue: Any) -> None:  # pragma: no cover - runs in the child
-    _threads.PARALLEL_BYTES = 0
-    with xtile.threads(2):
-        queue.put(
-            bool(np.array_equal(xtile.tile(np.eye(20), (30, 30)), np.tile(np.eye(20), (30, 30))))
-        )
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_forked_child_makes_its_own_pool() -> None:
+    """
+    After a fork the child has none of the parent's pool threads: it makes its own.
 
-
-@pytest.mark.skipif(
-    "fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform"
-)
-@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
-def test_forked_child_makes_its_own_pool(split: list[int]) -> None:
-    xtile.tile(np.eye(20), (30, 30))  # the parent's pool exists
-    assert split
-    assert _threads._STATE.pool is not None
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    child = ctx.Process(target=_tile_in_child, args=(queue,))
-    child.start()
-    child.join(60)
-    assert child.exitcode == 0
-    assert queue.get(timeout=5) is True
+    In a fresh process (one that has loaded JAX warns at every fork, rightly).
+    """
+    code = (
+        "import os, numpy as np, xtile\n"
+        "from xtile import _threads\n"
+        "_threads.PARALLEL_BYTES = 0\n"
+        "want = np.tile(np.eye(20), (30, 30))\n"
+        "with xtile.threads(2):\n"
+        "    xtile.tile(np.eye(20), (30, 30))\n"
+        "    assert _threads._STATE.pool is not None  # the parent's pool exists\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        ok = np.array_equal(xtile.tile(np.eye(20), (30, 30)), want)\n"
+        "        os._exit(0 if ok and _threads._STATE.pool is not None else 3)\n"
+        "    print(os.waitpid(pid, 0)[1])\n"
+    )
+    assert _python(code).strip() == "0"
 
 
 def _thp_mode() -> str:
