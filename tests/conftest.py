@@ -14,8 +14,7 @@ from hypothesis import HealthCheck, settings
 import xtile._agnostic
 import xtile._dispatch
 import xtile._fast
-import xtile._threads
-from xtile._testing import Backend, dtypes
+from xtile._testing import Backend, dtypes, slabs_at_every_size
 
 settings.register_profile(
     "xtile",
@@ -103,39 +102,20 @@ def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 
 
 @pytest.fixture(autouse=bool(os.environ.get("XTILE_TEST_SLABS")))
-def slabs_everywhere(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def slabs_everywhere() -> Iterator[None]:
     """
     With ``XTILE_TEST_SLABS=1``, every test runs with slabs at every size (see `slabs`).
 
     ``XTILE_TEST_SLABS=1 python -m pytest tests/test_tile.py`` runs the parity suite so.
     """
-    monkeypatch.setattr(xtile._threads, "PARALLEL_BYTES", 0)
-    with contextlib.suppress(ImportError):
-        from xtile._fast import torch as fast_torch
-
-        monkeypatch.setattr(fast_torch, "HUGE_BYTES", 0)
-    with xtile.threads(2):
+    with slabs_at_every_size():
         yield
 
 
 @pytest.fixture(params=["one", "slabs"])
-def slabs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """
-    Big-output copies as they are ("one"), or at every size ("slabs").
-
-    "slabs": NumPy's copies split over 2 threads, PyTorch's fresh outputs advised
-    for huge pages, whatever their size (`xtile._threads`).
-    """
-    if request.param == "slabs":
-        monkeypatch.setattr(xtile._threads, "PARALLEL_BYTES", 0)
-        monkeypatch.delenv("XTILE_NUM_THREADS", raising=False)
-        with contextlib.suppress(ImportError):
-            from xtile._fast import torch as fast_torch
-
-            monkeypatch.setattr(fast_torch, "HUGE_BYTES", 0)
-        with xtile.threads(2):
-            yield request.param
-    else:
+def slabs(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Big-output copies as they are ("one"), or at every size ("slabs")."""
+    with slabs_at_every_size() if request.param == "slabs" else contextlib.nullcontext():
         yield request.param
 
 

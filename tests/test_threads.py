@@ -13,6 +13,7 @@ import pytest
 
 import xtile
 from xtile import _threads
+from xtile._testing import slabs_at_every_size
 
 
 @pytest.fixture
@@ -25,10 +26,8 @@ def split(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         runs.append(len(calls))
         real(calls)
 
-    monkeypatch.setattr(_threads, "PARALLEL_BYTES", 0)
     monkeypatch.setattr(_threads, "run", spy)
-    monkeypatch.delenv("XTILE_NUM_THREADS", raising=False)
-    with xtile.threads(2):
+    with slabs_at_every_size():
         yield runs
 
 

@@ -16,6 +16,7 @@ from ._backends import (
     uneven_chunks,
 )
 from ._examples import SPEC_EXAMPLES, SpecExample
+from ._slabs import slabs_at_every_size
 
 __all__ = [
     "SPEC_EXAMPLES",
@@ -27,6 +28,7 @@ __all__ = [
     "dtypes",
     "reps_tuple",
     "same_bits",
+    "slabs_at_every_size",
     "to_numpy",
     "uneven_chunks",
 ]
