@@ -12,7 +12,6 @@ is asked for.
 import csv
 import itertools
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -22,6 +21,7 @@ from functools import partial
 from typing import Any, NamedTuple, TypeVar
 
 import xtile
+from xtile import _threads
 
 __all__ = [
     "BACKENDS",
@@ -258,8 +258,7 @@ def copy_on_every_core(buffer: Any, source: Any) -> None:
     """
     import numpy as np
 
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-    n = max(1, min(cpus, buffer.shape[0] if buffer.ndim else 1))
+    n = max(1, min(_threads._cpus(), buffer.shape[0] if buffer.ndim else 1))
     if n == 1:
         np.copyto(buffer, source)
         return

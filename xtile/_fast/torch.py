@@ -111,7 +111,7 @@ def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:
             o.view(*view_shape).copy_(view)  # splits axes only: a view
             return o
         if (
-            plan.size * 16 >= HUGE_BYTES
+            plan.size * 16 >= HUGE_BYTES  # 16: the widest element; a small call stops here
             and plan.size * t.element_size() >= HUGE_BYTES
             and _advisable(t)
         ):
