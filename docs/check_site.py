@@ -1,11 +1,12 @@
 """
 Check the built site as a reader would: ``python docs/check_site.py [docs/_build/html]``.
 
-Serves the built HTML on loopback, opens the index, the API reference and the
-semantics page in headless Chromium (Debian's ``/usr/bin/chromium``, driven by
-Playwright), and fails on any console error, uncaught page error or failed request, any
-internal link that does not load, or any image that did not load. Saves a screenshot of each
-page under ``docs/_build/screenshots/``.
+Serves the built HTML on loopback, opens the index, the API reference, the
+semantics, performance and errors pages in headless Chromium (Debian's
+``/usr/bin/chromium``, driven by Playwright), and fails on any console error, uncaught
+page error or failed request, any internal link that does not load, any image that did
+not load, or any code block wider than the page's column (its long lines cut off at
+the edge). Saves a screenshot of each page under ``docs/_build/screenshots/``.
 """
 
 import argparse
@@ -20,7 +21,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-PAGES = ["index.html", "api.html", "semantics.html"]
+PAGES = ["index.html", "api.html", "semantics.html", "performance.html", "errors.html"]
 CHROMIUM = "/usr/bin/chromium"
 # no background traffic: the machine's network is closed, and it must not matter
 FLAGS = [
@@ -77,6 +78,12 @@ def check(site: Path, screenshots: Path) -> list[str]:
                     "img", "els => els.filter(e => !e.complete || !e.naturalWidth).map(e => e.src)"
                 )
                 problems += [f"{name}: image not loaded: {src}" for src in broken]
+                wide = page.eval_on_selector_all(
+                    "article pre",
+                    "els => els.filter(e => e.scrollWidth > e.clientWidth + 1).map(e =>"
+                    " `${e.scrollWidth} px in ${e.clientWidth}: ${e.textContent.slice(0, 40)}`)",
+                )
+                problems += [f"{name}: code block wider than the page: {w}" for w in wide]
                 links |= _internal_links(page, base)
                 page.screenshot(path=str(screenshots / f"{Path(name).stem}.png"), full_page=True)
             browser.close()
