@@ -1,11 +1,12 @@
 """The benchmark suite runs on every backend and writes its table, CSV and plot."""
 
 import csv
+import sys
 from pathlib import Path
 
 import pytest
 
-from xtile._cli import _bench
+from xtile._cli import _bench, main
 
 
 def test_bench_smoke(tmp_path: Path) -> None:
@@ -127,3 +128,111 @@ def test_benchmark_scripts(script: str, args: list[str], printed: str) -> None:
         capture_output=True, text=True, check=True, cwd=root,
     )  # fmt: skip
     assert printed in done.stdout
+
+
+def _result(case: str = "(8, 8)x(2, 3)", backend: str = "numpy") -> _bench.Result:
+    """A made-up timing: xtile twice as fast as the native tile."""
+    return _bench.Result(backend, case, "matrix", "float32", 10**6, 1.0, 2.0, 1.0, 0.5)
+
+
+@pytest.fixture
+def ran(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """`python -m xtile bench` without timing anything: the backends each run was given."""
+    calls: list[list[str]] = []
+
+    def run(backends: list[str], cases: object, repeat: int) -> list[_bench.Result]:
+        del cases, repeat
+        calls.append(list(backends))
+        return [_result(backend=b) for b in backends]
+
+    monkeypatch.setattr(_bench, "run", run)
+    return calls
+
+
+def test_bench_plot_needs_matplotlib_up_front(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], ran: list[list[str]]
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--quick", "--backends", "numpy", "--plot", "x.png"])
+    assert e.value.code == 2
+    assert ran == []  # refused before timing anything
+    assert 'pip install "xtile[bench]"' in capsys.readouterr().err
+
+
+def test_bench_quick_honours_backends(ran: list[list[str]]) -> None:
+    assert main(["bench", "--quick", "--backends", "numpy"]) == 0
+    assert ran == [["numpy"]]
+
+
+def test_bench_unknown_backend_is_one_line(
+    capsys: pytest.CaptureFixture[str], ran: list[list[str]]
+) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--backends", "numpy,nump"])
+    assert e.value.code == 2
+    assert ran == []
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == (
+        "python -m xtile bench: error: unknown backend 'nump' in --backends; valid: "
+        + ", ".join(_bench.BACKENDS + _bench.GPU_BACKENDS)
+    )
+
+
+def test_bench_missing_backend_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], ran: list[list[str]]
+) -> None:
+    monkeypatch.setitem(sys.modules, "jax.numpy", None)  # as if not installed
+    with pytest.raises(SystemExit):
+        main(["bench", "--backends", "numpy,jax"])
+    assert ran == []
+    err = capsys.readouterr().err
+    assert "error: backend 'jax' cannot run here: jax.numpy is not installed" in err
+    # the default set runs what is installed, and says what it skipped
+    assert main(["bench"]) == 0
+    assert "jax" not in ran[-1]
+    assert "jax: skipped, jax.numpy is not installed" in capsys.readouterr().out
+
+
+def test_bench_table_columns_stay_aligned() -> None:
+    long_case = f"{(1,) * 12}x{(2,) * 12}"
+    lines = _bench.table([_result(), _result(long_case)]).splitlines()
+    assert len(lines[0]) == len(lines[2]) == len(lines[3])  # header and each row
+    assert lines[0].index("x/native") + 8 == lines[3].index("2.00") + 4  # right-aligned
+
+
+def test_bench_table_says_what_its_ratios_mean() -> None:
+    text = _bench.table([_result()])
+    assert "x/native: the native tile's time / xtile's, above 1 = xtile faster" in text
+    assert "x/bound: the bound's" in text
+
+
+def test_bench_sweep_seed_printed_once(
+    capsys: pytest.CaptureFixture[str], ran: list[list[str]]
+) -> None:
+    assert main(["bench", "--sweep", "2", "--seed", "5", "--backends", "numpy"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("sweep of 2 cases, seed 5") == 1
+    assert out.startswith("sweep of 2 cases, seed 5\n")
+    assert "numpy: 1 cases" in out  # the summary (the stub times one case)
+    assert ran == [["numpy"]]
+
+
+def test_summary_heads_its_worst_list() -> None:
+    lines = _bench.summary([_result()]).splitlines()
+    assert lines[1] == "  slowest against the native tile (x/native, x/bound, case, dtype, output):"
+    assert lines[2].startswith("     2.00 (bound")
+
+
+def test_bench_help_is_self_contained(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert "performance.md" not in out
+    assert "`" not in out
+    for column in ("backend", "case", "out MB", "bound, native, xtile", "x/native", "x/bound"):
+        assert f"\n  {column}  " in out or f"\n  {column}\n" in out
+    assert "The bound is the faster of" in out
+    assert "above 1, xtile is faster" in out

@@ -16,7 +16,13 @@ def _run(*args: str) -> str:
 
 
 def test_self_check_table() -> None:
-    out = _run("--cases", "3", "--seed", "0")
+    done = subprocess.run(
+        [sys.executable, "-m", "xtile", "--cases", "3", "--seed", "0"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    # OpenVINO's telemetry, if imported, forks after JAX started threads: JAX warns
+    assert "os.fork()" not in done.stderr
+    out = done.stdout
     assert "seed 0 (again: python -m xtile --cases 3 --seed 0)" in out
     for backend in Backend:
         assert backend.value in out
@@ -24,6 +30,42 @@ def test_self_check_table() -> None:
         assert name in out
     assert "columns: dtypes" in out
     assert out.rstrip().endswith("OK: every case matched")
+
+
+@pytest.mark.parametrize(
+    ("args", "n", "again"),
+    [([], 10, "python -m xtile --seed 5"), (["--full"], 300, "python -m xtile --full --seed 5"),
+     (["--cases", "7"], 7, "python -m xtile --cases 7 --seed 5")],
+)  # fmt: skip
+def test_self_check_is_quick_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    n: int,
+    again: str,
+) -> None:
+    """10 random cases per backend and layer by default, 300 with --full; the replay line."""
+    from xtile._cli import _main, main
+
+    seen: list[int] = []
+
+    def check(*given: object) -> dict[str, object]:
+        seen.append(given[-2])  # type: ignore[arg-type]  # (..., n, seed)
+        return {"device": "cpu", "dtypes": 1, "cases": 1, "failures": 0, "problems": []}
+
+    monkeypatch.setattr(_main, "_check_backend", check)
+    monkeypatch.setattr(_oracles, "check_layer", check)
+    assert main([*args, "--seed", "5"]) == 0
+    assert seen == [n] * (len(Backend) + len(_oracles.LAYERS))
+    assert f"(again: {again})" in capsys.readouterr().out
+
+
+def test_self_check_full_or_cases(capsys: pytest.CaptureFixture[str]) -> None:
+    from xtile._cli import main
+
+    with pytest.raises(SystemExit):
+        main(["--full", "--cases", "3"])
+    assert "not allowed with argument" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("name", "layer", "runtime"), _oracles.LAYERS, ids=str)

@@ -22,11 +22,14 @@ from typing import Any, NamedTuple, TypeVar
 
 import xtile
 from xtile import _threads
+from xtile._testing import Backend, BackendUnavailableError
 
 __all__ = [
     "BACKENDS",
     "CASES",
     "GPU_BACKENDS",
+    "HELP",
+    "LEGEND",
     "Case",
     "Result",
     "copy_on_every_core",
@@ -36,6 +39,7 @@ __all__ = [
     "summary",
     "sweep_cases",
     "table",
+    "unavailable",
     "write_csv",
 ]
 
@@ -69,6 +73,42 @@ CASES = [
     Case((300, 300), (4, 4), "complex128", "dtype"),
 ]
 
+# printed under the table; the help's epilog says more
+LEGEND = """\
+x/native: the native tile's time / xtile's, above 1 = xtile faster; x/bound: the bound's
+time / xtile's, 1 = as fast as this machine writes a fresh output (--help: the columns)"""
+
+HELP = """\
+The table, one row per backend and case:
+  backend   numpy, torch (all threads), torch-1thread (torch.set_num_threads(1)), jax
+            (eager), jax-jit (both tiles under jax.jit), array_api_strict, dask (one
+            chunk, computed), on a GPU torch-cuda, jax-gpu, cupy
+  case      the input's shape x the repeats (--sweep: random cases)
+  out MB    the output's size in megabytes
+  bound, native, xtile
+            GB/s of output (output bytes / seconds per call) of the bound, of the
+            backend's own tile (numpy.tile, torch.tile, ...) and of xtile.tile
+  x/native  the native tile's time / xtile's time: above 1, xtile is faster
+  x/bound   the bound's time / xtile's time: 1 is as fast as the bound
+
+The bound is the faster of two ways to get a fresh array of the output's size: a plain
+copy of one (which reads as many bytes as it writes) and, on the CPU, a new buffer of
+the output's bytes written by every core. A tile must allocate and write every output
+byte, so it cannot beat the second by much; it reads only its input, so broadcasts and
+short inputs can pass the plain copy.
+
+Each time is the fastest of --repeat samples, each sample long enough to last 20 ms,
+with the contenders' samples taken in turns, so that a slow phase of the machine weighs
+on all alike: compare the ratios, not the absolute speeds.
+
+Under the table, per backend: the geometric mean and the minimum of x/native, and the
+least x/bound on outputs of 32 MB or more (where memory bandwidth dominates). With
+--sweep, a summary per backend follows: the same numbers, how many cases are below 0.9,
+and the cases slowest against the native tile.
+
+--csv writes the seconds per call (copy_s: the plain copy, bound_s: the buffer written by
+every core, native_s, xtile_s) and the ratios xtile_vs_native (x/native), xtile_vs_copy
+and xtile_vs_bound (x/bound)."""
 
 # what the sweep draws from: its dtypes, and its bounds on outputs and runs, in bytes
 SWEEP_DTYPES = ["int8", "int16", "int32", "int64", "float32", "float64", "complex64", "complex128"]
@@ -383,6 +423,42 @@ def _jitted(f: Callable[..., Any], x: Any, reps: tuple[int, ...]) -> Any:
 BACKENDS = ["numpy", "torch-1thread", "torch", "jax", "jax-jit", "array_api_strict", "dask"]
 # on a CUDA device, each timed with a wait for the device after every call
 GPU_BACKENDS = ["torch-cuda", "jax-gpu", "cupy"]
+# the self-check's backend (library and device) each one runs on
+_HARNESS = {
+    "numpy": Backend.NUMPY,
+    "torch-1thread": Backend.TORCH,
+    "torch": Backend.TORCH,
+    "jax": Backend.JAX,
+    "jax-jit": Backend.JAX,
+    "array_api_strict": Backend.ARRAY_API_STRICT,
+    "dask": Backend.DASK,
+    "torch-cuda": Backend.TORCH_CUDA,
+    "jax-gpu": Backend.JAX_GPU,
+    "cupy": Backend.CUPY,
+}
+
+
+def unavailable(name: str) -> str | None:
+    """
+    Why backend `name` cannot run here, or None if it can.
+
+    Imports the backend's library, as the run would.
+
+    Parameters
+    ----------
+    name : str
+        A name from `BACKENDS` or `GPU_BACKENDS`.
+
+    Returns
+    -------
+    str or None
+        The reason, e.g. "jax is not installed" or "no CUDA device for torch".
+    """
+    try:
+        _HARNESS[name].load()
+    except BackendUnavailableError as e:
+        return str(e)
+    return None
 
 
 def run(
@@ -474,21 +550,23 @@ def table(results: list[Result]) -> str:
     Returns
     -------
     str
-        One line per result, then geometric means of the ratios per backend.
+        One line per result, then geometric means of the ratios per backend, then
+        `LEGEND`.
     """
+    width = max([len("case"), *(len(r.case) for r in results)]) + 2  # columns stay aligned
     header = (
-        f"{'backend':<17}{'case':<40}{'dtype':<11}{'out MB':>8}{'bound':>7}{'native':>8}"
+        f"{'backend':<17}{'case':<{width}}{'dtype':<11}{'out MB':>8}{'bound':>7}{'native':>8}"
         f"{'xtile':>7}{'x/native':>10}{'x/bound':>9}"
     )
     lines = [
         header,
-        f"{'':<76}{'(GB/s of output)':>22}",
+        f"{'':<{17 + width + 19}}{'(GB/s of output)':>22}",
     ]
     for r in results:
         bound = r.xtile_s * r.vs_bound
         gbps = [r.out_bytes / t / 1e9 for t in (bound, r.native_s, r.xtile_s)]
         lines.append(
-            f"{r.backend:<17}{r.case:<40}{r.dtype:<11}{r.out_bytes / 1e6:>8.2f}"
+            f"{r.backend:<17}{r.case:<{width}}{r.dtype:<11}{r.out_bytes / 1e6:>8.2f}"
             f"{gbps[0]:>7.1f}{gbps[1]:>8.1f}{gbps[2]:>7.1f}{r.vs_native:>10.2f}{r.vs_bound:>9.2f}"
         )
     lines.append("")
@@ -500,7 +578,7 @@ def table(results: list[Result]) -> str:
             f"min {min(r.vs_native for r in rs):.2f}; xtile/bound on outputs >= 32 MB: "
             f"min {min((r.vs_bound for r in big), default=math.nan):.2f}"
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, "", LEGEND])
 
 
 def summary(results: list[Result], worst: int = 10) -> str:
@@ -530,6 +608,7 @@ def summary(results: list[Result], worst: int = 10) -> str:
             f"{slow} below 0.9; xtile/bound on the {len(big)} outputs >= 32 MB: "
             f"min {min(big, default=math.nan):.2f}"
         )
+        lines.append("  slowest against the native tile (x/native, x/bound, case, dtype, output):")
         lines += [
             f"    {r.vs_native:5.2f} (bound {r.vs_bound:4.2f})  {r.case} {r.dtype}, "
             f"{r.out_bytes / 1e6:.2f} MB"

@@ -3,25 +3,34 @@
 
 Runs the specifications' examples and random cases on every installed backend
 and device, and the ONNX and OpenVINO layers against onnxruntime and OpenVINO,
-prints one row each, and exits non-zero on any mismatch. Needs NumPy, the
+prints one row each, and exits non-zero on any mismatch: by default a quick check
+(10 random cases each, under a minute), with ``--full`` 300 each. Needs NumPy, the
 reference. ``python -m xtile bench`` runs the benchmark suite instead.
 """
 
 import argparse
 import secrets
 import sys
+import textwrap
 from typing import Any
 
 import xtile
 
 from .._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, _fuzz, _oracles, dtypes
 
-_LEGEND = """\
-columns: dtypes = the dtypes drawn from; cases = the specifications' examples plus N
-random cases (ranks 0-64, six memory layouts, every form of repeats); failures = cases
-whose result differs, bit for bit, from numpy.tile or the backend's own tile (for the
-layers: from the runtime's Tile); a failing case is printed above the table with its
-smallest failing form."""
+# random cases per backend: the default run takes well under a minute on 2 cores, --full
+# about 6 minutes
+_QUICK_CASES = 10
+_FULL_CASES = 300
+
+_LEGEND = textwrap.fill(
+    "columns: dtypes = the dtypes drawn from; cases = the specifications' examples plus N "
+    f"random cases (N = {_QUICK_CASES}, or {_FULL_CASES} with --full; ranks 0-64, six memory "
+    "layouts, every form of repeats); failures = cases whose result differs, bit for bit, "
+    "from numpy.tile or the backend's own tile (for the layers: from the runtime's Tile); "
+    "a failing case is printed above the table with its smallest failing form.",
+    86,
+)
 
 
 def _row(name: str, row: dict[str, Any]) -> str:
@@ -85,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m xtile",
         usage=(
-            "%(prog)s [-h] [--cases N] [--seed S]\n       %(prog)s bench [-h] [--quick] ..."
+            "%(prog)s [-h] [--full | --cases N] [--seed S]\n"
+            "       %(prog)s bench [-h] [--quick] ..."
             "\n       %(prog)s explain SHAPE REPEATS [--dtype D] [--backend B]"
         ),
         description=(
@@ -97,8 +107,17 @@ def main(argv: list[str] | None = None) -> int:
         epilog=_LEGEND,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--cases", type=int, default=300, metavar="N", help="random cases per backend (300)"
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument(
+        "--full",
+        action="store_true",
+        help=f"the thorough check: {_FULL_CASES} random cases per backend (about 6 minutes)",
+    )
+    size.add_argument(
+        "--cases",
+        type=int,
+        metavar="N",
+        help=f"random cases per backend (default: {_QUICK_CASES}, under a minute)",
     )
     parser.add_argument(
         "--seed",
@@ -109,16 +128,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     seed = secrets.randbits(32) if args.seed is None else args.seed
+    if args.cases is not None:
+        cases, again = args.cases, f" --cases {args.cases}"
+    else:
+        cases, again = (_FULL_CASES, " --full") if args.full else (_QUICK_CASES, "")
 
     header = f"{'backend':<26}{'device':<22}{'dtypes':>7}{'cases':>7}{'failures':>10}"
     print(f"xtile {xtile.__version__}: parity with numpy.tile and each backend's own tile")
-    print(f"seed {seed} (again: python -m xtile --cases {args.cases} --seed {seed})")
+    print(f"seed {seed} (again: python -m xtile{again} --seed {seed})")
     print(header)
     print("-" * len(header))
     failures = 0
     for backend in Backend:
         try:
-            row = _check_backend(backend, args.cases, seed)
+            row = _check_backend(backend, cases, seed)
         except BackendUnavailableError as e:
             print(f"{backend.value:<26}skipped: {e}")
             continue
@@ -126,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         print(_row(backend.value, row))
     for name, layer, runtime in _oracles.LAYERS:
         try:
-            row = _oracles.check_layer(layer, runtime, args.cases, seed)
+            row = _oracles.check_layer(layer, runtime, cases, seed)
         except BackendUnavailableError as e:
             print(f"{name:<26}skipped: {e}")
             continue
@@ -212,18 +235,21 @@ def _empty(backend: str, shape: tuple[int, ...], dtype: str) -> Any:
 
 def _bench(argv: list[str]) -> int:
     """``python -m xtile bench``: time xtile, the native tile and a plain copy."""
+    import importlib.util
+
     from . import _bench
 
     parser = argparse.ArgumentParser(
         prog="python -m xtile bench",
         description=(
-            "Time xtile, the backend's own tile and a plain copy of the output's size, "
-            "interleaved, and print their ratios (docs/performance.md explains them)."
+            "Time xtile, the backend's own tile and a plain copy of the output's size,\n"
+            "interleaved, and print their speeds and ratios."
         ),
+        epilog=_bench.HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--backends",
-        default=",".join(_bench.BACKENDS),
         help=(
             f"comma-separated, of: {', '.join(_bench.BACKENDS)} (default: these), "
             f"and on a CUDA device {', '.join(_bench.GPU_BACKENDS)}"
@@ -233,7 +259,7 @@ def _bench(argv: list[str]) -> int:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="a first look in seconds: 3 cases, NumPy and PyTorch, 1 sample each",
+        help="a first look in seconds: 3 cases, 1 sample each, on NumPy and PyTorch by default",
     )
     parser.add_argument("--csv", help="write the results to this CSV file")
     parser.add_argument("--plot", help="draw xtile vs native vs the copy bound to this PNG")
@@ -242,18 +268,37 @@ def _bench(argv: list[str]) -> int:
     )
     parser.add_argument("--seed", type=int, help="the sweep's seed (default: a new one)")
     args = parser.parse_args(argv)
+    # refuse up front what would fail only after the whole run has been timed
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        parser.error('--plot needs matplotlib: pip install "xtile[bench]"')
+    valid = _bench.BACKENDS + _bench.GPU_BACKENDS
+    if args.backends is not None:
+        backends = args.backends.split(",")
+    elif args.quick:
+        backends = ["numpy", "torch"]
+    else:
+        backends = list(_bench.BACKENDS)
+    for name in backends:
+        if name not in valid:
+            parser.error(f"unknown backend {name!r} in --backends; valid: {', '.join(valid)}")
+    missing = {n: r for n in dict.fromkeys(backends) if (r := _bench.unavailable(n))}
+    if missing and args.backends is not None:
+        name, reason = next(iter(missing.items()))
+        parser.error(f"backend {name!r} cannot run here: {reason}")
+    for name, reason in missing.items():  # the default set runs what is installed
+        print(f"{name}: skipped, {reason}")
+    backends = [name for name in backends if name not in missing]
     cases = _bench.CASES
     if args.quick:
         cases, args.repeat = _bench.CASES[:3], 1
-        args.backends = ",".join(b for b in ("numpy", "torch") if b in _bench.BACKENDS)
     if args.sweep:
         seed = secrets.randbits(32) if args.seed is None else args.seed
         print(f"sweep of {args.sweep} cases, seed {seed}")
         cases = _bench.sweep_cases(args.sweep, seed)
-    results = _bench.run(args.backends.split(","), cases, repeat=args.repeat)
+    results = _bench.run(backends, cases, repeat=args.repeat)
     print(_bench.table(results))
     if args.sweep:
-        print(f"\nsweep of {args.sweep} cases, seed {seed}\n{_bench.summary(results)}")
+        print(f"\nthe sweep, per backend:\n{_bench.summary(results)}")
     if args.csv:
         _bench.write_csv(results, args.csv)
     if args.plot:
