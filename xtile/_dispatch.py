@@ -169,9 +169,10 @@ def _run(x: Array, found: Planned, xp: ArrayNamespace, out: Array | None, op: st
             raise
         p = found.program.plan
         nbytes = f"{p.size * itemsize(x.dtype, xp):_} bytes".replace("_", ",")
-        said = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        # Python's own MemoryError often has no text: then there is nothing to quote
+        said = str(e).strip().splitlines()[0] if str(e).strip() else ""
         msg = (
             f"{op}: cannot allocate the output of shape {p.out_shape} and dtype {x.dtype} "
-            f"({nbytes}); the allocator said: {said}"
+            f"({nbytes})" + (f"; the allocator said: {said}" if said else ".")
         )
         raise MemoryError(msg) from e

@@ -51,7 +51,8 @@ def tile(
     Raises
     ------
     TypeError
-        If `x` is not an array, if `repeats` holds a non-integer or is an array
+        If `x` is not an array (nor a NumPy subclass other than a masked array
+        or a memory map), if `repeats` holds a non-integer or is an array
         of non-integer dtype, if `repeats` is traced under ``jax.jit`` or is a
         lazy array without values, if `x` has unknown dimensions its library
         cannot give at run time (Dask's nan),
@@ -62,6 +63,10 @@ def tile(
         if the output would have more elements than int64 can count (checked
         before any allocation), or if `out` has another shape or device than
         the tile, or shares memory with `x`.
+    MemoryError
+        If the output fits int64 but cannot be allocated (on every eager
+        backend, PyTorch's and XLA's allocator errors included); the message
+        names the output's shape, dtype and size in bytes.
 
     See Also
     --------

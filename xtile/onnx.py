@@ -68,7 +68,7 @@ def _check_type(x: Array, version: int, /, *, xp: ArrayNamespace) -> None:
 
 def _onnx_repeats(repeats: Repeats, ndim: int | None, /, *, op: str) -> tuple[int, ...]:
     """Tile-6/13 repeats: a 1-D int64 tensor or sequence, one non-negative entry per axis."""
-    reps, reps_ndim = host_ints(repeats, op=op, int64_only=True)
+    reps, reps_ndim = host_ints(repeats, op=op, int64_only=True, dims="1-D")
     if reps_ndim == 0:
         msg = f"{op}: repeats must be a 1-D tensor or a sequence of ints; got the scalar {reps[0]}."
         raise ValueError(msg)
@@ -131,6 +131,8 @@ def tile(
         not one entry per axis, or holds a negative repeat, if the output
         would have more elements than int64 can count, or for an `out` that
         `xtile.tile` refuses with `ValueError`.
+    MemoryError
+        If the output cannot be allocated, as `xtile.tile`.
 
     See Also
     --------
@@ -209,6 +211,8 @@ def tile_v1(
         range, if `tiles` is negative, if the output would have more elements
         than int64 can count, or for an `out` that `xtile.tile` refuses with
         `ValueError`.
+    MemoryError
+        If the output cannot be allocated, as `xtile.tile`.
 
     See Also
     --------

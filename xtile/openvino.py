@@ -54,6 +54,8 @@ def tile(
         If `repeats` has more than one dimension, the output would have more
         elements than int64 can count, or for an `out` that `xtile.tile`
         refuses with `ValueError`.
+    MemoryError
+        If the output cannot be allocated, as `xtile.tile`.
 
     See Also
     --------

@@ -12,7 +12,7 @@ from types import ModuleType
 from typing import Any, TypeGuard
 
 import array_api_compat
-from array_api_compat import is_jax_array, is_lazy_array
+from array_api_compat import is_jax_array, is_lazy_array, is_numpy_array
 
 from ._registry import LIBRARIES, NAMESPACES
 from ._typing import Array
@@ -25,6 +25,7 @@ __all__ = [
     "is_array_api_obj",
     "is_jax_array",
     "is_lazy_array",
+    "is_numpy_array",
     "library",
     "runtime_shape",
 ]

@@ -44,6 +44,13 @@ def namespace_of(
     if xp is None and (cached := _compat.cached_namespace(x)) is not None:
         return cached
     if not _compat.is_array_api_obj(x):
+        if _compat.is_numpy_array(x):  # a subclass array-api-compat refuses: numpy.matrix
+            msg = (
+                f"{op}: `{name}` is a {type(x).__module__}.{type(x).__name__}; of the subclasses "
+                "of numpy.ndarray only masked arrays and memory maps are taken: convert it "
+                f"with `np.asarray({name})`."
+            )
+            raise TypeError(msg)
         hint = (
             "; convert it first, e.g. `xp.asarray(...)` with the namespace of your arrays"
             if isinstance(x, int | float | complex | list | tuple) or hasattr(type(x), "__array__")
@@ -77,7 +84,7 @@ def eager_shape(x: Array, /, *, op: str) -> tuple[int, ...]:  # numpydoc ignore=
 
 
 def _array_ints(
-    a: Array, /, *, op: str, name: str, int64_only: bool
+    a: Array, /, *, op: str, name: str, int64_only: bool, dims: str = "0-D or 1-D"
 ) -> tuple[tuple[int, ...], int]:
     """Bring an integer array of any namespace and device to the host, once."""
     xp = _compat.array_namespace(a)
@@ -89,9 +96,7 @@ def _array_ints(
         msg = f"{op}: `{name}` must have an integer dtype; got {_short(a)} of dtype {a.dtype}."
         raise TypeError(msg)
     if a.ndim > 1:
-        msg = (
-            f"{op}: `{name}` must be 0-D or 1-D; got a {a.ndim}-D array of shape {tuple(a.shape)}."
-        )
+        msg = f"{op}: `{name}` must be {dims}; got a {a.ndim}-D array of shape {tuple(a.shape)}."
         raise ValueError(msg)
     if _compat.is_jax_array(a):
         import jax
@@ -148,7 +153,13 @@ def _element_int(v: object, i: int, /, *, op: str, name: str) -> int:
 
 
 def host_ints(
-    repeats: object, /, *, op: str, name: str = "repeats", int64_only: bool = False
+    repeats: object,
+    /,
+    *,
+    op: str,
+    name: str = "repeats",
+    int64_only: bool = False,
+    dims: str = "0-D or 1-D",
 ) -> tuple[tuple[int, ...], int]:
     """
     Validate `repeats` and return it as host ints with its dimensionality.
@@ -167,6 +178,9 @@ def host_ints(
         The parameter named in error messages.
     int64_only : bool, optional
         Require an array to be int64 (ONNX) rather than of any integer dtype.
+    dims : str, optional
+        The dimensionalities the message for an array of more than one dimension
+        asks for: ONNX Tile-6/13 take no scalar repeats, so they ask for "1-D".
 
     Returns
     -------
@@ -185,7 +199,7 @@ def host_ints(
     if type(repeats) is tuple and set(map(type, repeats)) <= _INT:
         return repeats, 1  # the common case, kept cheap for small tiles
     if _compat.is_array_api_obj(repeats):
-        return _array_ints(repeats, op=op, name=name, int64_only=int64_only)
+        return _array_ints(repeats, op=op, name=name, int64_only=int64_only, dims=dims)
     if isinstance(repeats, int) and not isinstance(repeats, bool):
         return (repeats,), 0
     if isinstance(repeats, Sequence) and not isinstance(repeats, str | bytes):
