@@ -4,10 +4,10 @@ Dask: a graph of its own, one task per output block, each tiling one input block
 The standard-only tile merges each ``(r, d)`` pair with a reshape, which makes Dask
 rechunk (chunks grow with the repeats) and fails on some multi-chunk inputs with
 empty outputs; `dask.array.tile` concatenates one block per repeat (400,001 tasks for
-``(3,)`` tiled by 400,000). Here the output's chunks along an axis are the input's,
-repeated; where the input axis is one chunk, several repeats share an output chunk,
-up to ``max(largest input block, min(array.chunk-size, DASK_GROUP_BYTES))`` bytes.
-Each output block is one input block as it is (an alias: no task, no copy) or
+``(3,)`` in one chunk tiled by 400,000). Here the output's chunks along an axis are
+the input's, repeated; where the input axis is one chunk, several repeats share an
+output chunk, up to ``max(largest input block, min(array.chunk-size, DASK_GROUP_BYTES))``
+bytes. Each output block is one input block as it is (an alias: no task, no copy) or
 the tile of one input block, in the block's own namespace (NumPy, CuPy), by the
 dispatcher.
 """
