@@ -1,5 +1,6 @@
 """Fixtures: every installed backend on every available device, both implementations."""
 
+import collections
 import contextlib
 import functools
 import os
@@ -14,25 +15,25 @@ from hypothesis import HealthCheck, settings
 import xtile._agnostic
 import xtile._dispatch
 import xtile._fast
-from xtile._testing import Backend, dtypes, slabs_at_every_size
+from xtile._lib._registry import NAMESPACES
+from xtile._testing import Backend, BackendUnavailableError, dtypes, slabs_at_every_size
 
 settings.register_profile(
     "xtile",
     max_examples=40,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        # a test method parametrized over the backends runs on one instance per backend
+        HealthCheck.differing_executors,
+    ],
 )
 # CI replays the same examples every run: a red CI is then reproducible
 settings.register_profile(
     "ci", parent=settings.get_profile("xtile"), derandomize=True, database=None
 )
 settings.load_profile("ci" if os.environ.get("CI") else "xtile")
-
-
-@pytest.fixture(params=list(Backend), ids=lambda b: b.value)
-def library(request: pytest.FixtureRequest) -> Backend:
-    """The backend under test: one library on one device."""
-    return request.param  # type: ignore[no-any-return]
 
 
 @pytest.fixture
@@ -54,13 +55,80 @@ def device(library: Backend) -> Any:
     return library.load_or_skip()[1]
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The skipped tests, one line per reason (``-rs`` gives one per line of code)."""
+    reasons = collections.Counter(
+        report.longrepr[2].removeprefix("Skipped: ")
+        for report in terminalreporter.stats.get("skipped", [])
+        if isinstance(report.longrepr, tuple)
+    )
+    for reason, n in reasons.most_common():
+        terminalreporter.write_line(f"skipped {n}: {reason}")
+
+
+@functools.cache
+def absent() -> dict[Backend, str]:
+    """The backends not installed or without their device here, each with why."""
+    why = {}
+    for backend in Backend:
+        try:
+            backend.load()
+        except BackendUnavailableError as e:
+            why[backend] = str(e)
+    return why
+
+
+def impls(backend: Backend | None, module: str) -> list[str]:
+    """
+    The implementations of `backend` that run different code (all three for None).
+
+    "standard" differs from "fast" only where the backend has primitives beyond its
+    checks and limits; "cached" (test_tile only) only where it keeps programs.
+    """
+    prims = None if backend is None else xtile._fast.lookup(NAMESPACES[backend.modname].name)
+    names = ["fast"]
+    if module.endswith("test_tile") and (backend is None or (prims and prims.layout)):
+        names.append("cached")
+    if backend is None or (prims and prims != _limits_only(prims)):
+        names.append("standard")
+    return names
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Run every test that uses `impl` on each implementation; "cached" in test_tile."""
-    if "impl" in metafunc.fixturenames:
-        names = ["fast", "standard"]
-        if metafunc.module.__name__.endswith("test_tile"):
-            names.insert(1, "cached")
-        metafunc.parametrize("impl", names, indirect=True)
+    """
+    Run every test that uses `library` on each backend and device present here.
+
+    With `impl`, on each of the backend's implementations that runs different code
+    (`impls`); ``@pytest.mark.backends(predicate)`` keeps the backends it is true of.
+    An absent backend has one skipped test, with why (``test_backends.py``), not one
+    per test.
+    """
+    names = metafunc.fixturenames
+    given = {
+        name.strip()
+        for mark in metafunc.definition.iter_markers("parametrize")
+        for name in (mark.args[0].split(",") if isinstance(mark.args[0], str) else mark.args[0])
+    }
+    module = metafunc.module.__name__
+    if "library" in names and "library" not in given:
+        mark = metafunc.definition.get_closest_marker("backends")
+        wanted = mark.args[0] if mark else lambda b: True  # noqa: ARG005
+        present = [b for b in Backend if b not in absent() and wanted(b)]
+        if "impl" in names:
+            pairs = [(b, i) for b in present for i in impls(b, module)]
+            ids = [f"{b.value}-{i}" for b, i in pairs]
+            metafunc.parametrize(("library", "impl"), pairs, ids=ids, indirect=["impl"])
+        else:
+            metafunc.parametrize("library", present, ids=[b.value for b in present])
+    elif "impl" in names:
+        metafunc.parametrize("impl", impls(None, module), indirect=True)
+
+
+def _limits_only(prims: Any) -> Any:
+    """A backend's checks and limits, none of its primitives: the standard copy."""
+    return xtile._agnostic.Primitives(
+        unwrap=prims.unwrap, check_out=prims.check_out, max_view_dims=prims.max_view_dims
+    )
 
 
 @pytest.fixture
@@ -90,11 +158,7 @@ def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
         def limits_only(library: str) -> Any:
             """The backend's checks and limits, none of its primitives: the standard copy."""
             prims = lookup(library)
-            if prims is None:
-                return None
-            return xtile._agnostic.Primitives(
-                unwrap=prims.unwrap, check_out=prims.check_out, max_view_dims=prims.max_view_dims
-            )
+            return None if prims is None else _limits_only(prims)
 
         monkeypatch.setattr(xtile._fast, "lookup", limits_only)
         monkeypatch.setattr(xtile._dispatch, "_SEEN", {})  # no program of the primitives

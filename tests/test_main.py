@@ -68,7 +68,9 @@ def test_self_check_full_or_cases(capsys: pytest.CaptureFixture[str]) -> None:
     assert "not allowed with argument" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("name", "layer", "runtime"), _oracles.LAYERS, ids=str)
+@pytest.mark.parametrize(
+    ("name", "layer", "runtime"), _oracles.LAYERS, ids=[n for n, _, _ in _oracles.LAYERS]
+)
 def test_layers_match_their_runtimes(name: str, layer: object, runtime: object) -> None:
     del name  # the id
     row = _oracles.check_layer(layer, runtime, 60, seed=1)  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
 """`xtile.tile` and `xtile.tile_shape` against `numpy.tile` and each backend's own tile."""
 
+import itertools
 import math
 from typing import Any
 
@@ -13,7 +14,6 @@ import xtile
 from xtile._testing import (
     SPEC_EXAMPLES,
     Backend,
-    BackendUnavailableError,
     SpecExample,
     arange,
     assert_tile,
@@ -21,6 +21,8 @@ from xtile._testing import (
     same_bits,
     to_numpy,
 )
+
+from .conftest import absent, impls
 
 # Every test here runs the fast paths and the standard-only tile; `xtile.tile` runs
 # under `jax.jit` on JAX and may not compute on Dask (its repeats are static).
@@ -177,6 +179,7 @@ class TestTile:
         assert_tile(xtile.tile(x, reps), x, reps, xp)
 
 
+PRESENT = [b for b in Backend if b not in absent()]
 INT_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
 
@@ -190,22 +193,27 @@ class TestRepeats:
         x = make(arange((2, 3)))
         assert_tile(xtile.tile(x, reps), x, reps, xp)
 
-    @pytest.mark.parametrize("reps_library", list(Backend), ids=lambda b: b.value)
-    @pytest.mark.parametrize("dtype", INT_DTYPES)
+    @pytest.mark.parametrize("reps_library", PRESENT, ids=lambda b: b.value)
     def test_arrays_of_every_backend(
-        self, xp: Any, make: Any, reps_library: Backend, dtype: str
+        self, library: Backend, impl: str, xp: Any, make: Any, reps_library: Backend, subtests: Any
     ) -> None:
-        """Repeats arrays of any namespace, int dtype and device, 0-D and 1-D."""
-        try:
-            rxp, rdevice = reps_library.load()
-        except BackendUnavailableError as e:
-            pytest.skip(str(e))
-        if not hasattr(rxp, dtype):
-            pytest.skip(f"{reps_library.value} has no {dtype}")
+        """
+        Repeats arrays of any namespace, int dtype and device, 0-D and 1-D.
+
+        Every int dtype with `x` on NumPy's primitives; with `x` elsewhere (the repeats
+        then come from another library or device) or in another implementation (which
+        runs after the repeats are read), two, turning with the pair of backends.
+        """
+        rxp, rdevice = reps_library.load_or_skip()
         x = make(arange((2, 3)))
-        for reps in [(2, 3), (1, 2, 1), 2, ()]:
-            r = rxp.astype(rxp.asarray(reps, device=rdevice), getattr(rxp, dtype))
-            assert_tile(eager.tile(x, r), x, reps, xp)
+        k = list(Backend).index(library) + list(Backend).index(reps_library)
+        every = library is Backend.NUMPY and impl == "fast"
+        names = INT_DTYPES if every else [INT_DTYPES[k % 8], "int64"]
+        for dtype in [d for d in names if hasattr(rxp, d)]:
+            with subtests.test(dtype=dtype):
+                for reps in [(2, 3), (1, 2, 1), 2, ()]:
+                    r = rxp.astype(rxp.asarray(reps, device=rdevice), getattr(rxp, dtype))
+                    assert_tile(eager.tile(x, r), x, reps, xp)
 
 
 BAD_TYPES = [
@@ -361,8 +369,13 @@ def test_math_prod_of_cases_is_small() -> None:
     assert all(math.prod(xtile.tile_shape(s, r)) < 10**6 for s, r in CASES)  # type: ignore[arg-type]
 
 
-def test_threads(make: Any) -> None:
-    """The parity cases from 8 threads at once: no shared state may break a tile."""
+def test_threads(make: Any, library: Backend) -> None:
+    """
+    The parity cases from 8 threads at once: no shared state may break a tile.
+
+    Each case 32 times where the backend keeps programs (shared, cached state), else
+    once: the namespace caches are all such a backend shares between calls.
+    """
     from concurrent.futures import ThreadPoolExecutor
 
     inputs = [(make(arange(shape)), reps) for shape, reps in CASES + HIGH_RANK[:2]]
@@ -373,8 +386,9 @@ def test_threads(make: Any) -> None:
         x, reps = inputs[i % len(inputs)]
         return same_bits(to_numpy(eager.tile(x, reps)), expected[i % len(inputs)])
 
+    calls = 32 if "cached" in impls(library, __name__) else 1
     with ThreadPoolExecutor(8) as pool:
-        assert all(pool.map(run, range(8 * 4 * len(inputs))))
+        assert all(pool.map(run, range(calls * len(inputs))))
 
 
 _R = (2,) * 6  # 64 elements in six axes
@@ -413,46 +427,63 @@ def test_spec_examples(xp: Any, make: Any, example: SpecExample) -> None:
     assert_tile(y, x, example.repeats, xp)
 
 
+LONG_OUTPUTS = [
+    ((400, 3), (1, 100)),
+    ((40, 30, 3), (2, 3, 10)),
+    ((3, 5), (100, 2, 1, 30)),
+    ((2, 3, 4, 5), (10, 10, 1, 1)),
+    ((500,), (300,)),
+    ((1, 1000), (400, 1)),
+    ((100, 100), (2, 1)),
+    ((2, 3, 4, 5), (4, 4, 4, 4)),  # staged: one level
+    ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3)),  # staged: two levels
+    ((3, 1, 4, 2), (9, 7, 1, 16)),  # staged, across length-1 axes and a repeat of 1
+    ((5, 2, 2), (3, 1, 300)),  # NumPy: the outer axes staged, then one numpy.repeat
+    ((300, 20, 2), (3, 2, 2)),  # NumPy: the last view axis copied index by index
+    ((30, 8, 2), (3, 2, 32)),  # NumPy: blocks of 2 to 32 bytes as integers or void
+    ((7, 5000, 1), (12, 1, 3)),  # NumPy and PyTorch: the first block, copied 11 times
+    ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1)),  # the same inside length-1 axes (4-byte items up)
+]
+
+
+def variants(library: Backend, k: int, dtypes: list[str], layouts: list[str]) -> list[Any]:
+    """
+    The (dtype, layout) pairs case `k` runs on: all of them where they shape the program.
+
+    That is on the backends that plan (they keep programs per layout: NumPy, PyTorch,
+    array-api-strict). Elsewhere (a compiler's or a lazy graph's program, or the one
+    copy) each layout runs once per case with a dtype that turns with `k`: over
+    `len(dtypes)` cases every pair runs.
+    """
+    if "cached" in impls(library, __name__):
+        return list(itertools.product(dtypes, layouts))
+    return [(dtypes[(k + i) % len(dtypes)], layout) for i, layout in enumerate(layouts)]
+
+
 @pytest.mark.parametrize(
-    ("shape", "reps"),
-    [
-        ((400, 3), (1, 100)),
-        ((40, 30, 3), (2, 3, 10)),
-        ((3, 5), (100, 2, 1, 30)),
-        ((2, 3, 4, 5), (10, 10, 1, 1)),
-        ((500,), (300,)),
-        ((1, 1000), (400, 1)),
-        ((100, 100), (2, 1)),
-        ((2, 3, 4, 5), (4, 4, 4, 4)),  # staged: one level
-        ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3)),  # staged: two levels
-        ((3, 1, 4, 2), (9, 7, 1, 16)),  # staged, across length-1 axes and a repeat of 1
-        ((5, 2, 2), (3, 1, 300)),  # NumPy: the outer axes staged, then one numpy.repeat
-        ((300, 20, 2), (3, 2, 2)),  # NumPy: the last view axis copied index by index
-        ((30, 8, 2), (3, 2, 32)),  # NumPy: blocks of 2 to 32 bytes as integers or void
-        ((7, 5000, 1), (12, 1, 3)),  # NumPy and PyTorch: the first block, copied 11 times
-        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1)),  # the same inside length-1 axes (4-byte items up)
-    ],
+    ("k", "shape", "reps"),
+    [(k, *c) for k, c in enumerate(LONG_OUTPUTS)],
+    ids=[f"{s}x{r}" for s, r in LONG_OUTPUTS],
 )
-@pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "complex128"])
-@pytest.mark.parametrize("layout", ["C", "transposed", "strided"])
 def test_long_outputs(
-    library: Backend, xp: Any, make: Any, all_dtypes: Any, shape: Any, reps: Any, dtype: str,
-    layout: str,
+    library: Backend, xp: Any, make: Any, all_dtypes: Any, k: int, shape: Any, reps: Any,
+    subtests: Any,
 ) -> None:  # fmt: skip
     """Outputs of 64 KiB and more: staging, NumPy's long runs and PyTorch's doubling too."""
-    if dtype not in all_dtypes:
-        pytest.skip(f"{library.value} has no {dtype}")
-    x = make(arange(shape), all_dtypes[dtype])
-    if layout == "transposed":
-        x = xp.permute_dims(x, tuple(reversed(range(x.ndim))))
-    elif layout == "strided":
-        x = x[..., ::2]
-    before = to_numpy(x)
-    y = xtile.tile(x, reps)
-    assert_tile(y, x, reps, xp)
-    if library.mutable:
-        y[...] = xp.zeros_like(y)
-        assert same_bits(to_numpy(x), before)
+    dtypes = [d for d in ["bool", "int8", "float32", "complex128"] if d in all_dtypes]
+    for dtype, layout in variants(library, k, dtypes, ["C", "transposed", "strided"]):
+        with subtests.test(dtype=dtype, layout=layout):
+            x = make(arange(shape), all_dtypes[dtype])
+            if layout == "transposed":
+                x = xp.permute_dims(x, tuple(reversed(range(x.ndim))))
+            elif layout == "strided":
+                x = x[..., ::2]
+            before = to_numpy(x)
+            y = xtile.tile(x, reps)
+            assert_tile(y, x, reps, xp)
+            if library.mutable:
+                y[...] = xp.zeros_like(y)
+                assert same_bits(to_numpy(x), before)
 
 
 @pytest.mark.parametrize(
@@ -467,6 +498,7 @@ def test_long_outputs(
 )
 @pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "complex128"])
 @pytest.mark.parametrize("layout", ["C", "strided"])
+@pytest.mark.backends(lambda b: b in {Backend.NUMPY, Backend.TORCH, Backend.ARRAY_API_STRICT})
 def test_long_repeats(
     library: Backend, xp: Any, make: Any, all_dtypes: Any, shape: Any, reps: Any, dtype: str,
     layout: str,
@@ -474,11 +506,10 @@ def test_long_repeats(
     """
     Tens of thousands of repeats of a small input: part of a repeat staged, or in parts.
 
-    On the backends that stage (eager CPU arrays); elsewhere such a repeat is one
-    chunk or task per repeat in the standard-only tile (Dask), minutes per case.
+    On the backends that stage (eager CPU arrays, their default device); elsewhere
+    such a repeat is one chunk or task per repeat in the standard-only tile (Dask),
+    minutes per case.
     """
-    if library not in {Backend.NUMPY, Backend.TORCH, Backend.ARRAY_API_STRICT}:
-        pytest.skip("staging is for eager CPU arrays")
     if dtype not in all_dtypes:
         pytest.skip(f"{library.value} has no {dtype}")
     x = make(arange(shape), all_dtypes[dtype])
@@ -523,27 +554,33 @@ def test_staged_property(xp: Any, make: Any, shape: list[int], reps: list[int], 
     assert_tile(xtile.tile(x, reps), x, tuple(reps), xp)
 
 
+WORD_RUNS = [
+    ((2, 1), (700, 1)),
+    ((3, 2), (1, 500)),
+    ((4,), (300,)),
+    ((5, 2, 2), (2, 3, 40)),
+    ((1, 2), (3, 9)),
+]
+
+
 @pytest.mark.parametrize(
-    ("shape", "reps"),
-    [
-        ((2, 1), (700, 1)),
-        ((3, 2), (1, 500)),
-        ((4,), (300,)),
-        ((5, 2, 2), (2, 3, 40)),
-        ((1, 2), (3, 9)),
-    ],
+    ("k", "shape", "reps"),
+    [(k, *c) for k, c in enumerate(WORD_RUNS)],
+    ids=[f"{s}x{r}" for s, r in WORD_RUNS],
 )
-@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "uint16", "float32"])
-@pytest.mark.parametrize("layout", ["C", "offset", "strided"])
 def test_word_runs(
-    xp: Any, make: Any, all_dtypes: Any, shape: Any, reps: Any, dtype: str, layout: str
-) -> None:
+    library: Backend, xp: Any, make: Any, all_dtypes: Any, k: int, shape: Any, reps: Any,
+    subtests: Any,
+) -> None:  # fmt: skip
     """Blocks of 2, 4 or 8 bytes (copied as one integer each on PyTorch), any alignment."""
     n = math.prod(shape)
-    if layout == "offset":  # contiguous, one element into its buffer: misaligned
-        x = xp.reshape(make(arange((n + 1,)), all_dtypes[dtype])[1:], shape)
-    elif layout == "strided":
-        x = make(arange((*shape[:-1], 2 * shape[-1])), all_dtypes[dtype])[..., ::2]
-    else:
-        x = make(arange(shape), all_dtypes[dtype])
-    assert_tile(xtile.tile(x, reps), x, reps, xp)
+    dtypes = ["bool", "int8", "int16", "uint16", "float32"]
+    for dtype, layout in variants(library, k, dtypes, ["C", "offset", "strided"]):
+        with subtests.test(dtype=dtype, layout=layout):
+            if layout == "offset":  # contiguous, one element into its buffer: misaligned
+                x = xp.reshape(make(arange((n + 1,)), all_dtypes[dtype])[1:], shape)
+            elif layout == "strided":
+                x = make(arange((*shape[:-1], 2 * shape[-1])), all_dtypes[dtype])[..., ::2]
+            else:
+                x = make(arange(shape), all_dtypes[dtype])
+            assert_tile(xtile.tile(x, reps), x, reps, xp)
