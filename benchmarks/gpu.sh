@@ -24,7 +24,7 @@ print("torch", torch.__version__, torch.cuda.get_device_name(), "| jax", jax.__v
       jax.devices(), "| cupy", cupy.__version__, "| numpy", numpy.__version__)
 PY
 if [[ $what == tests || $what == all ]]; then
-    step selfcheck python -m xtile --cases 300 --seed 0
+    step selfcheck python -m xtile --full --seed 0
     step pytest-gpu python -m pytest -q -p no:cacheprovider -p no:benchmark -n 8 -k "cuda or gpu or cupy" tests
 fi
 if [[ $what == bench || $what == all ]]; then
