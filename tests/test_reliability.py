@@ -92,6 +92,16 @@ class TestNumpySubclasses:
         assert y.fill_value == -7
         assert not np.shares_memory(np.ma.getdata(y), np.ma.getdata(x))
 
+    @pytest.mark.parametrize("dtype", ["float16", "int8", "float64", "i4,f8", "M8[s]", "U3"])
+    def test_masked_array_keeps_the_default_fill_value(self, dtype: str) -> None:
+        # numpy's defaults (1e20, 999999) do not fit float16 or int8: numpy.tile keeps
+        # them as they are, without a cast or its overflow warning (warnings are errors)
+        x = np.ma.masked_array(np.zeros(3, dtype=dtype), mask=[True, False, False])
+        y, expected = xtile.tile(x, 2), np.tile(x, 2)
+        assert repr(y.fill_value) == repr(expected.fill_value)
+        with np.errstate(over="ignore"):  # filling float16 with 1e20 overflows, alike
+            assert same_bits(y.filled(), expected.filled())
+
     def test_memmap_gives_a_plain_array(self, tmp_path: Any) -> None:
         x = np.memmap(tmp_path / "x.dat", dtype=np.int16, mode="w+", shape=(2, 3))
         x[...] = arange((2, 3))

@@ -259,6 +259,10 @@ def _unwrap(x: Array, /) -> tuple[tuple[Array, ...], Callable[..., Array]] | Non
         return None
     if isinstance(x, np.ma.MaskedArray):
         fill_value = x.fill_value
+        # a default stays implicit, as in numpy.tile: given explicitly it would be cast
+        # to the dtype (1e20 to inf in float16, with an overflow warning)
+        if np.array_equal(fill_value, np.ma.default_fill_value(x)):
+            fill_value = None
 
         def masked(data: Array, mask: Array) -> Array:
             out: Array = np.ma.MaskedArray(data, mask=mask, fill_value=fill_value)  # type: ignore[call-overload]
