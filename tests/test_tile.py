@@ -278,6 +278,9 @@ class TestErrors:
             xtile.tile(make(arange((2, 3))), (2**40, 2**40))
         with pytest.raises(ValueError, match="int64"):
             xtile.tile(make(np.zeros((0,))), 2**63)
+        # an empty output: one repeat is too large, not the element count
+        with pytest.raises(ValueError, match=rf"holds {2**70}, past int64's maximum"):
+            xtile.tile(make(arange((2, 3))), (0, 2**70))
 
     @pytest.mark.parametrize("x", [[1, 2], 3, 2.5, "ab", None, (1, 2)], ids=repr)
     def test_non_array_input(self, x: Any) -> None:

@@ -242,14 +242,15 @@ def tiled_shape(
         0 if r == 0 else None if d is None else d * r for d, r in zip(shape, reps, strict=True)
     )
     # every intermediate dimension must be a valid int64 size too
-    known = [v for v in (*reps, *out) if v is not None]
-    if any(v > INT64_MAX for v in known) or (
-        None not in out and math.prod(out) > INT64_MAX  # type: ignore[arg-type]
-    ):
-        msg = (
-            f"{op}: the output shape {out} (`repeats` {reps}) has more elements "
-            f"than int64 can count ({INT64_MAX})."
+    big = [v for v in (*reps, *out) if v is not None and v > INT64_MAX]
+    too_many = None not in out and math.prod(out) > INT64_MAX  # type: ignore[arg-type]
+    if big or too_many:
+        what = (
+            "has more elements than int64 can count"
+            if too_many
+            else f"holds {big[0]}, past int64's maximum"
         )
+        msg = f"{op}: the output shape {out} (`repeats` {reps}) {what} ({INT64_MAX})."
         raise ValueError(msg)
     return out
 
