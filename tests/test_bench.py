@@ -236,3 +236,55 @@ def test_bench_help_is_self_contained(capsys: pytest.CaptureFixture[str]) -> Non
         assert f"\n  {column}  " in out or f"\n  {column}\n" in out
     assert "The bound is the faster of" in out
     assert "above 1, xtile is faster" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "least"),
+    [(["--repeat", "0"], 1), (["--sweep", "0"], 1), (["--sweep", "-3"], 1),
+     (["--repeat", "x"], 1)],
+)  # fmt: skip
+def test_bench_counts_are_checked(
+    capsys: pytest.CaptureFixture[str], ran: list[list[str]], args: list[str], least: int
+) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--backends", "numpy", *args])
+    assert e.value.code == 2
+    assert ran == []
+    assert f"expected an integer of at least {least}, got '{args[1]}'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "repeat"),
+    [([], 5), (["--quick"], 1), (["--quick", "--repeat", "3"], 3), (["--repeat", "2"], 2)],
+)  # fmt: skip
+def test_bench_quick_takes_a_given_repeat(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], repeat: int
+) -> None:
+    seen: list[int] = []
+
+    def run(backends: list[str], cases: object, repeat: int) -> list[_bench.Result]:
+        del cases
+        seen.append(repeat)
+        return [_result(backend=b) for b in backends]
+
+    monkeypatch.setattr(_bench, "run", run)
+    assert main(["bench", "--backends", "numpy", *args]) == 0
+    assert seen == [repeat]
+
+
+@pytest.mark.parametrize("flag", ["--csv", "--plot"])
+def test_bench_output_directory_checked_up_front(
+    capsys: pytest.CaptureFixture[str], ran: list[list[str]], tmp_path: Path, flag: str
+) -> None:
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "absent" / "x.png"
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--quick", "--backends", "numpy", flag, str(path)])
+    assert e.value.code == 2
+    assert ran == []
+    assert f"{flag} {path}: its directory does not exist" in capsys.readouterr().err
+
+
+def test_progress_bar_only_on_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    _bench._progress(1, 2, "numpy (8, 8)x(2, 3)")  # captured: not a terminal
+    assert capsys.readouterr().err == ""

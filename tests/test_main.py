@@ -28,7 +28,8 @@ def test_self_check_table() -> None:
         assert backend.value in out
     for name, _, _ in _oracles.LAYERS:
         assert name in out
-    assert "columns: dtypes" in out
+    # the legend says the N of this run
+    assert "examples plus 3 random cases" in " ".join(out.split())
     assert out.rstrip().endswith("OK: every case matched")
 
 
@@ -66,6 +67,11 @@ def test_self_check_full_or_cases(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--full", "--cases", "3"])
     assert "not allowed with argument" in capsys.readouterr().err
+    for n in ("-1", "x"):
+        with pytest.raises(SystemExit) as e:
+            main(["--cases", n])
+        assert e.value.code == 2
+        assert f"expected an integer of at least 0, got '{n}'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -107,11 +113,37 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert "with 'stage' off:" in out
     assert main(["explain", "(100, 100, 3)", "10,10,10", "--backend", "numpy"]) == 0
     assert "extend (spread)" in capsys.readouterr().out
-    with pytest.raises(ValueError, match="-2"):
-        main(["explain", "3", "-2"])
     with pytest.raises(SystemExit):
         main(["explain", "3,x", "2"])
     assert "integers separated by commas" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [(["3", "-2"], "`repeats` must be non-negative; got -2 at position 0 of (-2,)"),
+     (["2,-3", "2"], "`shape` must be non-negative; got -3 at position 1 of (2, -3)"),
+     (["3", "2", "--dtype", "float33"], "float33"),
+     (["3", "2", "--backend", "torch", "--dtype", "float33"], "not a dtype of torch")],
+)  # fmt: skip
+def test_explain_refuses_in_one_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    from xtile._cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["explain", *args])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert said in err.splitlines()[-1]
+
+
+def test_explain_takes_the_backends_dtypes(capsys: pytest.CaptureFixture[str]) -> None:
+    from xtile._cli import main
+
+    pytest.importorskip("torch")
+    assert main(["explain", "2,3", "2", "--backend", "torch", "--dtype", "bfloat16"]) == 0
+    assert "torch, bfloat16 (2 bytes per element)" in capsys.readouterr().out
 
 
 def test_explain_help_is_complete() -> None:

@@ -465,7 +465,7 @@ def run(
     backends: Iterable[str] = BACKENDS, cases: Iterable[Case] = CASES, repeat: int = 5
 ) -> list[Result]:
     """
-    Time every case on every backend, with a progress bar on stderr.
+    Time every case on every backend, with a progress bar on a terminal's stderr.
 
     Parameters
     ----------
@@ -516,7 +516,6 @@ def run(
             )
             del big
     _progress(total, total, "done")
-    sys.stderr.write("\n")
     return results
 
 
@@ -531,10 +530,14 @@ def _same(a: _T) -> _T:
 
 
 def _progress(done: int, total: int, label: str) -> None:
-    """Draw a one-line progress bar on stderr."""
+    """Draw a one-line progress bar on stderr, if a terminal (not in a log)."""
+    if not sys.stderr.isatty():
+        return
     width = 30
     filled = width * done // max(total, 1)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label:<40}")
+    end = "\n" if done == total else ""
+    bar = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {label:<40}"
+    sys.stderr.write(f"\r{bar}{end}")
     sys.stderr.flush()
 
 

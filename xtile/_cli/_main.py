@@ -12,6 +12,8 @@ import argparse
 import secrets
 import sys
 import textwrap
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import xtile
@@ -23,14 +25,34 @@ from .._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, _fuzz, _
 _QUICK_CASES = 10
 _FULL_CASES = 300
 
-_LEGEND = textwrap.fill(
-    "columns: dtypes = the dtypes drawn from; cases = the specifications' examples plus N "
-    f"random cases (N = {_QUICK_CASES}, or {_FULL_CASES} with --full; ranks 0-64, six memory "
-    "layouts, every form of repeats); failures = cases whose result differs, bit for bit, "
-    "from numpy.tile or the backend's own tile (for the layers: from the runtime's Tile); "
-    "a failing case is printed above the table with its smallest failing form.",
-    86,
-)
+
+def _legend(n: str) -> str:
+    """What the table's columns mean, with `n` random cases."""
+    return textwrap.fill(
+        "columns: dtypes = the dtypes drawn from; cases = the specifications' examples plus "
+        f"{n} random cases (ranks 0-64, six memory layouts, every form of repeats); failures = "
+        "cases whose result differs, bit for bit, from numpy.tile or the backend's own tile "
+        "(for the layers: from the runtime's Tile); a failing case is printed above the "
+        "table with its smallest failing form.",
+        86,
+    )
+
+
+def _count(least: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least `least`."""
+
+    def count(text: str) -> int:  # numpydoc ignore=PR01,RT01
+        """`text` as an int, or an error that names it."""
+        try:
+            n = int(text)
+        except ValueError:
+            n = least - 1
+        if n < least:
+            msg = f"expected an integer of at least {least}, got {text!r}"
+            raise argparse.ArgumentTypeError(msg)
+        return n
+
+    return count
 
 
 def _row(name: str, row: dict[str, Any]) -> str:
@@ -104,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             "OpenVINO; exit 1 on any mismatch. 'python -m xtile bench --help': the benchmarks; "
             "'python -m xtile explain --help': the steps a call would run."
         ),
-        epilog=_LEGEND,
+        epilog=_legend(f"N ({_QUICK_CASES}, or {_FULL_CASES} with --full)"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     size = parser.add_mutually_exclusive_group()
@@ -115,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     size.add_argument(
         "--cases",
-        type=int,
+        type=_count(0),
         metavar="N",
         help=f"random cases per backend (default: {_QUICK_CASES}, under a minute)",
     )
@@ -157,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {name}: {problem}")
         failures += row["failures"]
         print(_row(name, row))
-    print(_LEGEND)
+    print(_legend(str(cases)))
     print("OK: every case matched" if not failures else f"FAILED: {failures} mismatches")
     return int(failures > 0)
 
@@ -173,8 +195,6 @@ def _ints(text: str) -> tuple[int, ...]:
 
 def _explain(argv: list[str]) -> int:
     """``python -m xtile explain``: the program a call would run, step by step."""
-    import numpy as np
-
     from .. import _fast, _plan
     from .._lib._helpers import check_non_negative
 
@@ -197,17 +217,21 @@ def _explain(argv: list[str]) -> int:
         help="whose primitives and tuning (numpy)",
     )
     args = parser.parse_args(argv)
-    check_non_negative(args.repeats, op="python -m xtile explain")
-    x = _empty(args.backend, args.shape, args.dtype)  # its layout, as a call would read it
+    try:
+        check_non_negative(args.shape, op="explain", name="shape")
+        check_non_negative(args.repeats, op="explain")
+        x = _empty(args.backend, args.shape, args.dtype)  # its layout, as a call reads it
+    except (ValueError, TypeError, AttributeError) as e:
+        parser.error(str(e))
     prims = _fast.lookup(args.backend)
     layout = None if prims is None or prims.layout is None else prims.layout(x)
-    size = np.dtype(args.dtype).itemsize
+    size = _itemsize(x)
     print(f"{args.backend}, {args.dtype} ({size} byte{'s' * (size > 1)} per element):")
     if prims is not None and prims.tile is not None:
         print("  the backend's own computation: one XLA program (JAX) or one task per block (Dask)")
         return 0
     if layout is None:
-        layout = _plan.Layout(args.shape, (), np.dtype(args.dtype).itemsize)  # the one copy
+        layout = _plan.Layout(args.shape, (), size)  # the one copy
     tuning = _plan.Tuning() if prims is None else prims.tuning
     program = _plan.program(layout, args.repeats, tuning, off=frozenset())
     print(_plan.explain(program))
@@ -223,14 +247,22 @@ def _empty(backend: str, shape: tuple[int, ...], dtype: str) -> Any:
     """An uninitialised array of `backend` (its memory untouched, so any size will do)."""
     import importlib
 
-    if backend in {"numpy", "sparse"}:
-        import numpy as np
+    import numpy as np
 
+    if backend in {"numpy", "sparse"}:
         return np.empty(shape, dtype=dtype)
-    module = importlib.import_module("dask.array" if backend == "dask" else backend)
-    if backend == "jax":
-        module = importlib.import_module("jax.numpy")
+    name = {"dask": "dask.array", "jax": "jax.numpy"}.get(backend, backend)
+    module = importlib.import_module(name)
+    if not hasattr(module, dtype):
+        msg = f"--dtype {dtype!r} is not a dtype of {name}"
+        raise TypeError(msg)
     return module.empty(shape, dtype=getattr(module, dtype))
+
+
+def _itemsize(x: Any) -> int:
+    """Bytes per element of `x` (PyTorch names it ``element_size()``)."""
+    size = x.element_size() if hasattr(x, "element_size") else x.dtype.itemsize
+    return int(size)
 
 
 def _bench(argv: list[str]) -> int:
@@ -255,7 +287,9 @@ def _bench(argv: list[str]) -> int:
             f"and on a CUDA device {', '.join(_bench.GPU_BACKENDS)}"
         ),
     )
-    parser.add_argument("--repeat", type=int, default=5, help="samples per timing (5)")
+    parser.add_argument(
+        "--repeat", type=_count(1), metavar="N", help="samples per timing (5; 1 with --quick)"
+    )
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -264,13 +298,16 @@ def _bench(argv: list[str]) -> int:
     parser.add_argument("--csv", help="write the results to this CSV file")
     parser.add_argument("--plot", help="draw xtile vs native vs the copy bound to this PNG")
     parser.add_argument(
-        "--sweep", type=int, metavar="N", help="N random cases instead of the fixed matrix"
+        "--sweep", type=_count(1), metavar="N", help="N random cases instead of the fixed matrix"
     )
     parser.add_argument("--seed", type=int, help="the sweep's seed (default: a new one)")
     args = parser.parse_args(argv)
     # refuse up front what would fail only after the whole run has been timed
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         parser.error('--plot needs matplotlib: pip install "xtile[bench]"')
+    for flag, path in (("--csv", args.csv), ("--plot", args.plot)):
+        if path and not Path(path).resolve().parent.is_dir():
+            parser.error(f"{flag} {path}: its directory does not exist")
     valid = _bench.BACKENDS + _bench.GPU_BACKENDS
     if args.backends is not None:
         backends = args.backends.split(",")
@@ -288,14 +325,13 @@ def _bench(argv: list[str]) -> int:
     for name, reason in missing.items():  # the default set runs what is installed
         print(f"{name}: skipped, {reason}")
     backends = [name for name in backends if name not in missing]
-    cases = _bench.CASES
-    if args.quick:
-        cases, args.repeat = _bench.CASES[:3], 1
+    cases = _bench.CASES[:3] if args.quick else _bench.CASES
+    repeat = args.repeat or (1 if args.quick else 5)
     if args.sweep:
         seed = secrets.randbits(32) if args.seed is None else args.seed
         print(f"sweep of {args.sweep} cases, seed {seed}")
         cases = _bench.sweep_cases(args.sweep, seed)
-    results = _bench.run(backends, cases, repeat=args.repeat)
+    results = _bench.run(backends, cases, repeat=repeat)
     print(_bench.table(results))
     if args.sweep:
         print(f"\nthe sweep, per backend:\n{_bench.summary(results)}")
