@@ -25,6 +25,8 @@ class TestOutOfMemory:
         with pytest.raises(MemoryError, match=re.escape(f"{shape} and dtype")) as info:
             xtile.tile(x, reps)
         assert f"({nbytes} bytes)" in str(info.value)
+        # no other shape: not the internal view's that NumPy's allocator names
+        assert re.findall(r"\(\d+(?:, \d+)+\)", str(info.value)) == [str(shape)]
 
     def test_allocator_error_without_text(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Python's bare `MemoryError()`: the message ends at the bytes, no empty quote."""
