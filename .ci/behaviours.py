@@ -3,7 +3,7 @@ Count the distinct behaviours a test run checked, from its JUnit XML (``--junitx
 
 A behaviour is a passed test id, less the ids that ran the same code as another: a
 backend's "standard" or "cached" implementation where it has no primitives beyond its
-checks, or keeps no programs (see ``tests/conftest.py``'s `impls`). A test of subtests
+checks, or keeps no programs (``tests/conftest.py``'s `impls`). A test of subtests
 counts its subtests, from the run's summary line (``N subtests passed``), given as the
 second argument, in place of its own id. Usage:
 ``python .ci/behaviours.py run.xml [SUBTESTS]``.
@@ -12,18 +12,15 @@ second argument, in place of its own id. Usage:
 import re
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
-IMPLS = {
-    "numpy": {"fast", "cached", "standard"},
-    "torch": {"fast", "cached", "standard"},
-    "array_api_strict": {"fast", "cached", "standard"},
-    "array_api_strict:device1": {"fast", "cached", "standard"},
-    "jax.numpy": {"fast", "standard"},
-    "dask.array": {"fast", "standard"},
-    "dask.array:chunked": {"fast", "standard"},
-    "ndonnx": {"fast"},
-    "sparse": {"fast"},
-}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository's tests
+
+from tests.conftest import impls
+from xtile._testing import Backend
+
+# the implementations that run different code, per backend (test_tile's, with "cached")
+IMPLS = {b.value: set(impls(b, "tests.test_tile")) for b in Backend}
 # the tests whose cases are subtests
 SUBTESTED = {"test_long_outputs", "test_word_runs", "test_arrays_of_every_backend"}
 
