@@ -169,10 +169,10 @@ def _run(x: Array, found: Planned, xp: ArrayNamespace, out: Array | None, op: st
             raise
         p = found.program.plan
         nbytes = f"{p.size * itemsize(x.dtype, xp):_} bytes".replace("_", ",")
-        # Python's own MemoryError often has no text: then there is nothing to quote; a
-        # text with a shape (NumPy's) names an internal view, not the output asked for
-        said = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        said = "" if "shape" in said else said
+        # Python's own MemoryError often has no text: nothing to quote; NumPy's names the
+        # shape of an internal view, not the output asked for: not quoted
+        text = "" if type(e).__module__.startswith("numpy.") else str(e).strip()
+        said = text.splitlines()[0] if text else ""
         msg = (
             f"{op}: cannot allocate the output of shape {p.out_shape} and dtype {x.dtype} "
             f"({nbytes})" + (f"; the allocator said: {said}" if said else ".")
