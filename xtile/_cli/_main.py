@@ -196,7 +196,7 @@ def _ints(text: str) -> tuple[int, ...]:
 def _explain(argv: list[str]) -> int:
     """``python -m xtile explain``: the program a call would run, step by step."""
     from .. import _fast, _plan
-    from .._lib._helpers import check_non_negative
+    from .._lib._helpers import check_non_negative, itemsize, namespace_of
 
     parser = argparse.ArgumentParser(
         prog="python -m xtile explain",
@@ -225,7 +225,7 @@ def _explain(argv: list[str]) -> int:
         parser.error(str(e))
     prims = _fast.lookup(args.backend)
     layout = None if prims is None or prims.layout is None else prims.layout(x)
-    size = _itemsize(x)
+    size = itemsize(x.dtype, namespace_of(x, None, op="explain", name="x"))
     print(f"{args.backend}, {args.dtype} ({size} byte{'s' * (size > 1)} per element):")
     if prims is not None and prims.tile is not None:
         print("  the backend's own computation: one XLA program (JAX) or one task per block (Dask)")
@@ -257,12 +257,6 @@ def _empty(backend: str, shape: tuple[int, ...], dtype: str) -> Any:
         msg = f"--dtype {dtype!r} is not a dtype of {name}"
         raise TypeError(msg)
     return module.empty(shape, dtype=getattr(module, dtype))
-
-
-def _itemsize(x: Any) -> int:
-    """Bytes per element of `x` (PyTorch names it ``element_size()``)."""
-    size = x.element_size() if hasattr(x, "element_size") else x.dtype.itemsize
-    return int(size)
 
 
 def _bench(argv: list[str]) -> int:
