@@ -12,10 +12,8 @@ import pytest
 from array_api_extra.testing import patch_lazy_xp_functions
 from hypothesis import HealthCheck, settings
 
-import xtile._agnostic
-import xtile._dispatch
-import xtile._fast
-from xtile._lib._registry import NAMESPACES
+import xtile._backends
+import xtile._run
 from xtile._testing import Backend, BackendUnavailableError, dtypes, slabs_at_every_size
 
 settings.register_profile(
@@ -85,7 +83,7 @@ def impls(backend: Backend | None, module: str) -> list[str]:
     "standard" differs from "fast" only where the backend has primitives beyond its
     checks and limits; "cached" (test_tile only) only where it keeps programs.
     """
-    prims = None if backend is None else xtile._fast.lookup(NAMESPACES[backend.modname].name)
+    prims = None if backend is None else xtile._backends.load(backend.library)
     names = ["fast"]
     if module.endswith("test_tile") and (backend is None or (prims and prims.layout)):
         names.append("cached")
@@ -126,8 +124,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def _limits_only(prims: Any) -> Any:
     """A backend's checks and limits, none of its primitives: the standard copy."""
-    return xtile._agnostic.Primitives(
-        unwrap=prims.unwrap, check_out=prims.check_out, max_view_dims=prims.max_view_dims
+    return xtile._backends.Backend(
+        prims.name,
+        unwrap=prims.unwrap,
+        check_out=prims.check_out,
+        max_dims=prims.max_dims,
+        xp=prims.xp,
     )
 
 
@@ -141,7 +143,7 @@ def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     keeps of each backend's primitives only its checks and limits (what it refuses,
     its subclasses, its rank), so every backend runs the standard-only tile.
     """
-    xtile._dispatch.PLANS.clear()
+    xtile._run.compiled.cache_clear()
     if request.param == "cached":
         tile = xtile.tile
 
@@ -153,15 +155,14 @@ def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
 
         monkeypatch.setattr(xtile, "tile", twice)
     elif request.param == "standard":
-        lookup = xtile._fast.lookup
+        load = xtile._backends.load
 
         def limits_only(library: str) -> Any:
             """The backend's checks and limits, none of its primitives: the standard copy."""
-            prims = lookup(library)
-            return None if prims is None else _limits_only(prims)
+            return _limits_only(load(library))
 
-        monkeypatch.setattr(xtile._fast, "lookup", limits_only)
-        monkeypatch.setattr(xtile._dispatch, "_SEEN", {})  # no program of the primitives
+        monkeypatch.setattr(xtile._backends, "load", limits_only)
+        monkeypatch.setattr(xtile._backends, "_BY_TYPE", {})  # no backend kept per type
     return request.param  # type: ignore[no-any-return]
 
 

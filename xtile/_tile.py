@@ -1,14 +1,14 @@
 """`xtile.tile` and `xtile.tile_shape`: NumPy / OpenVINO Tile-1 / array-API semantics."""
 
-from . import _dispatch
-from ._lib._helpers import (
-    check_non_negative,
-    check_shape,
-    host_ints,
-    namespace_of,
-    tiled_shape,
-)
-from ._lib._typing import Array, ArrayNamespace, Repeats
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any, TypeAlias
+
+from . import _front
+
+Array: TypeAlias = Any
+ArrayNamespace: TypeAlias = ModuleType
+Repeats: TypeAlias = "int | Sequence[int] | Array"
 
 __all__ = ["tile", "tile_shape"]
 
@@ -91,13 +91,7 @@ def tile(
     Array([[1, 2, 1, 2],
            [1, 2, 1, 2]], dtype=array_api_strict.int64)
     """
-    if xp is None and out is None and (tiled := _dispatch.recall(x, repeats)) is not None:
-        return tiled
-    op = "xtile.tile"
-    xp = namespace_of(x, xp, op=op, name="x")
-    reps, _ = host_ints(repeats, op=op)
-    check_non_negative(reps, op=op)
-    return _dispatch.tile(x, reps, xp=xp, op=op, out=out)
+    return _front.tile(x, repeats, xp=xp, out=out)
 
 
 def tile_shape(shape: object, repeats: Repeats, /) -> tuple[int | None, ...]:
@@ -138,7 +132,6 @@ def tile_shape(shape: object, repeats: Repeats, /) -> tuple[int | None, ...]:
     (2, 0, 6)
     """
     op = "xtile.tile_shape"
-    dims = check_shape(shape, op=op)
-    reps, _ = host_ints(repeats, op=op)
-    check_non_negative(reps, op=op)
-    return tiled_shape(dims, reps, op=op)
+    dims = _front.check_shape(shape, op=op)
+    reps = _front.non_negative(_front.host_ints(repeats, op=op)[0], op=op)
+    return _front.tiled_shape(dims, reps, op=op)

@@ -1,15 +1,11 @@
 """ONNX Tile-1, Tile-6 and Tile-13: strict layers over the one core."""
 
-from . import _dispatch
-from ._lib import _compat
-from ._lib._helpers import (
-    check_non_negative,
-    check_shape,
-    host_ints,
-    namespace_of,
-    tiled_shape,
-)
-from ._lib._typing import Array, ArrayNamespace, Repeats
+from typing import Any
+
+from array_api_compat import is_lazy_array
+
+from . import _front
+from ._tile import Array, ArrayNamespace, Repeats
 
 __all__ = ["tile", "tile_shape", "tile_v1"]
 
@@ -47,7 +43,7 @@ def _onnx_type(x: Array, xp: ArrayNamespace) -> str:
         return "bfloat16"
     # tensor(string) is any NumPy text array, or an object array of str
     if kind in {"U", "S", "T"} or (
-        kind == "O" and not _compat.is_lazy_array(x) and all(isinstance(v, str) for v in x.flat)  # type: ignore[attr-defined]
+        kind == "O" and not is_lazy_array(x) and all(isinstance(v, str) for v in x.flat)
     ):
         return "string"
     return str(dtype)
@@ -68,7 +64,7 @@ def _check_type(x: Array, version: int, /, *, xp: ArrayNamespace) -> None:
 
 def _onnx_repeats(repeats: Repeats, ndim: int | None, /, *, op: str) -> tuple[int, ...]:
     """Tile-6/13 repeats: a 1-D int64 tensor or sequence, one non-negative entry per axis."""
-    reps, reps_ndim = host_ints(repeats, op=op, int64_only=True, dims="1-D")
+    reps, reps_ndim = _front.host_ints(repeats, op=op, int64=True, dims="1-D")
     if reps_ndim == 0:
         msg = f"{op}: repeats must be a 1-D tensor or a sequence of ints; got the scalar {reps[0]}."
         raise ValueError(msg)
@@ -78,8 +74,7 @@ def _onnx_repeats(repeats: Repeats, ndim: int | None, /, *, op: str) -> tuple[in
             f"(ONNX Tile does not broadcast); got repeats {reps}."
         )
         raise ValueError(msg)
-    check_non_negative(reps, op=op)
-    return reps
+    return _front.non_negative(reps, op=op)
 
 
 def tile(
@@ -157,11 +152,15 @@ def tile(
         )
         raise ValueError(msg)
     version = 13 if opset >= 13 else 6
+
+    def parse(
+        repeats: object, x: Any, xp: Any, op: str
+    ) -> tuple[int, ...]:  # numpydoc ignore=GL08,PR01,RT01
+        _check_type(x, version, xp=xp)
+        return _onnx_repeats(repeats, x.ndim, op=op)
+
     op = f"ONNX Tile-{version}"
-    xp = namespace_of(input, xp, op=op, name="input")
-    _check_type(input, version, xp=xp)
-    reps = _onnx_repeats(repeats, input.ndim, op=op)
-    return _dispatch.tile(input, reps, xp=xp, op=op, out=out)
+    return _front.tile(input, repeats, op=op, xp=xp, out=out, name="input", parse=parse)
 
 
 def tile_v1(
@@ -225,28 +224,31 @@ def tile_v1(
     >>> xtile.onnx.tile_v1(xp.asarray([[1.0, 2.0]]), 3, -1)
     Array([[1., 2., 1., 2., 1., 2.]], dtype=array_api_strict.float64)
     """
+
+    def parse(
+        tiles: object, x: Any, xp: Any, op: str
+    ) -> tuple[int, ...]:  # numpydoc ignore=GL08,PR01,RT01
+        _check_type(x, 1, xp=xp)
+        n_tiles = _one_int(tiles, op=op, name="tiles")
+        ax = _one_int(axis, op=op, name="axis")
+        if not -x.ndim <= ax < x.ndim:
+            msg = f"{op}: `axis` {ax} is out of range for an input of {x.ndim} dimensions."
+            raise ValueError(msg)
+        _front.non_negative((n_tiles,), op=op, name="tiles")
+        return tuple(n_tiles if i == ax % x.ndim else 1 for i in range(x.ndim))
+
     op = "ONNX Tile-1"
-    xp = namespace_of(input, xp, op=op, name="input")
-    _check_type(input, 1, xp=xp)
-    n_tiles = _one_int(tiles, op=op, name="tiles")
-    ax = _one_int(axis, op=op, name="axis")
-    ndim = input.ndim
-    if not -ndim <= ax < ndim:
-        msg = f"{op}: `axis` {ax} is out of range for an input of {ndim} dimensions."
-        raise ValueError(msg)
-    check_non_negative((n_tiles,), op=op, name="tiles")
-    reps = tuple(n_tiles if i == ax % ndim else 1 for i in range(ndim))
-    return _dispatch.tile(input, reps, xp=xp, op=op, out=out)
+    return _front.tile(input, tiles, op=op, xp=xp, out=out, name="input", parse=parse)
 
 
 def _one_int(value: int | Array, /, *, op: str, name: str) -> int:
     """A Tile-1 scalar input: an int, or an int64 array with one element."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if not _compat.is_array_api_obj(value):
+    if not hasattr(value, "dtype"):
         msg = f"{op}: `{name}` must be an int or an int64 array; got {value!r}."
         raise TypeError(msg)
-    values, _ = host_ints(value, op=op, name=name, int64_only=True)
+    values, _ = _front.host_ints(value, op=op, name=name, int64=True)
     if len(values) != 1:
         msg = f"{op}: `{name}` must have exactly one element; got {values}."
         raise ValueError(msg)
@@ -290,6 +292,6 @@ def tile_shape(shape: object, repeats: Repeats, /) -> tuple[int | None, ...]:
     (None, 6)
     """
     op = "ONNX Tile"
-    dims = check_shape(shape, op=op)
+    dims = _front.check_shape(shape, op=op)
     reps = _onnx_repeats(repeats, len(dims), op=op)
-    return tiled_shape(dims, reps, op=op)
+    return _front.tiled_shape(dims, reps, op=op)

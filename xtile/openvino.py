@@ -1,8 +1,9 @@
 """OpenVINO Tile-1: NumPy-style promotion, any integer repeats, negatives count as 0."""
 
-from . import _dispatch
-from ._lib._helpers import host_ints, namespace_of
-from ._lib._typing import Array, ArrayNamespace, Repeats
+from typing import Any
+
+from . import _front
+from ._tile import Array, ArrayNamespace, Repeats
 
 __all__ = ["tile"]
 
@@ -72,7 +73,9 @@ def tile(
     (0, 4)
     """
     op = "OpenVINO Tile-1"
-    xp = namespace_of(data, xp, op=op, name="data")
-    reps, _ = host_ints(repeats, op=op)
-    reps = tuple(max(r, 0) for r in reps)  # the runtime's shape inference clamps at 0
-    return _dispatch.tile(data, reps, xp=xp, op=op, out=out)
+    return _front.tile(data, repeats, op=op, xp=xp, out=out, name="data", parse=_clamped)
+
+
+def _clamped(repeats: object, _x: Any, _xp: Any, op: str) -> tuple[int, ...]:
+    """Any integer repeats; the runtime's shape inference clamps negatives at 0."""
+    return tuple(max(r, 0) for r in _front.host_ints(repeats, op=op)[0])

@@ -194,16 +194,15 @@ def _ints(text: str) -> tuple[int, ...]:
 
 
 def _explain(argv: list[str]) -> int:
-    """``python -m xtile explain``: the program a call would run, step by step."""
-    from .. import _fast, _plan
-    from .._lib._helpers import check_non_negative, itemsize, namespace_of
+    """``python -m xtile explain``: the program a call would run, and the candidates it beat."""
+    from .. import _front, _program
 
     parser = argparse.ArgumentParser(
         prog="python -m xtile explain",
         description=(
             "Print the program (the named steps) that xtile.tile would run on a C-ordered "
-            "array of SHAPE and DTYPE tiled by REPEATS, on BACKEND, and what each strategy "
-            f"switched off would run instead. Strategies: {', '.join(_plan.STRATEGIES)}."
+            "array of SHAPE and DTYPE tiled by REPEATS, on BACKEND, with its cost, and the "
+            "candidate programs it beat with theirs."
         ),
         epilog="example: python -m xtile explain 4000,3 1,1000 --dtype float32",
     )
@@ -213,33 +212,32 @@ def _explain(argv: list[str]) -> int:
     parser.add_argument(
         "--backend",
         default="numpy",
-        choices=sorted(_fast.LIBRARIES),
-        help="whose primitives and tuning (numpy)",
+        choices=["numpy", "torch", "array_api_strict", "jax", "dask", "sparse"],
+        help="whose primitives and costs (numpy)",
     )
     args = parser.parse_args(argv)
     try:
-        check_non_negative(args.shape, op="explain", name="shape")
-        check_non_negative(args.repeats, op="explain")
+        _front.non_negative(args.shape, op="explain", name="shape")
+        _front.non_negative(args.repeats, op="explain")
         x = _empty(args.backend, args.shape, args.dtype)  # its layout, as a call reads it
     except (ValueError, TypeError, AttributeError) as e:
         parser.error(str(e))
-    prims = _fast.lookup(args.backend)
-    layout = None if prims is None or prims.layout is None else prims.layout(x)
-    size = itemsize(x.dtype, namespace_of(x, None, op="explain", name="x"))
+    xp, backend = _front.namespace(x, None, op="explain", name="x")
+    size = _front._itemsize(x.dtype, xp)
     print(f"{args.backend}, {args.dtype} ({size} byte{'s' * (size > 1)} per element):")
-    if prims is not None and prims.tile is not None:
-        print("  the backend's own computation: one XLA program (JAX) or one task per block (Dask)")
-        return 0
+    layout = None if backend.layout is None else backend.layout(x)
     if layout is None:
-        layout = _plan.Layout(args.shape, (), size)  # the one copy
-    tuning = _plan.Tuning() if prims is None else prims.tuning
-    program = _plan.program(layout, args.repeats, tuning, off=frozenset())
-    print(_plan.explain(program))
-    for name in _plan.STRATEGIES:
-        other = _plan.program(layout, args.repeats, tuning, off=frozenset({name}))
-        if other.steps != program.steps:
-            print(f"with {name!r} off:")
-            print(_plan.explain(other).split("\n", 1)[1])
+        print(
+            "  the backend's own computation: one XLA program (JAX) or one task per block (Dask)"
+            if backend.whole
+            else "  one broadcast copy (the backend keeps no programs)"
+        )
+        return 0
+    model = backend.model if layout.tuned else backend.device
+    found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
+    print("chosen " + _program.explain(found[0]))
+    for other in found[1:]:
+        print("beat " + _program.explain(other))
     return 0
 
 

@@ -12,9 +12,13 @@ from enum import Enum
 from types import ModuleType
 from typing import Any
 
-from .._lib import _compat
-from .._lib._registry import NAMESPACES
-from .._lib._typing import Array, ArrayNamespace
+import array_api_compat
+
+from .._backends import LIBRARIES, library
+
+Array = Any
+ArrayNamespace = ModuleType
+_LIBRARY = {ns: lib for lib in LIBRARIES for ns in lib.namespaces}
 
 __all__ = [
     "Backend",
@@ -62,7 +66,12 @@ class Backend(Enum):
     @property
     def mutable(self) -> bool:  # numpydoc ignore=RT01
         """Whether its arrays can be written in place, and so could alias `x`."""
-        return NAMESPACES[self.modname].mutable
+        return _LIBRARY[self.modname].mutable
+
+    @property
+    def library(self) -> str:  # numpydoc ignore=RT01
+        """Name its library as xtile does ("jax")."""
+        return _LIBRARY[self.modname].name
 
     @property
     def max_rank(self) -> int:  # numpydoc ignore=RT01
@@ -98,7 +107,9 @@ class Backend(Enum):
             import jax
 
             jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]
-        xp = _compat.array_namespace(mod.asarray(0) if self is not Backend.CUPY else mod.empty(0))
+        xp = array_api_compat.array_namespace(
+            mod.asarray(0) if self is not Backend.CUPY else mod.empty(0)
+        )
         return xp, self._device(mod, xp)
 
     def asarray(self, a: Any, xp: ArrayNamespace, device: Any, rng: Any = None) -> Array:
@@ -174,7 +185,7 @@ class Backend(Enum):
             except Exception as e:  # CUDARuntimeError without a driver
                 msg = "no CUDA device for cupy"
                 raise BackendUnavailableError(msg) from e
-        return _compat.device(xp.empty(0))
+        return array_api_compat.device(xp.empty(0))
 
 
 def uneven_chunks(d: int, rng: Any = None) -> list[int]:
@@ -264,8 +275,8 @@ def to_numpy(a: Any) -> Any:
     """
     import numpy as np
 
-    xp = _compat.array_namespace(a)
-    if _compat.library(xp) == "torch":
+    xp = array_api_compat.array_namespace(a)
+    if library(xp) == "torch":
         import torch
 
         a = a.detach().cpu().resolve_conj().contiguous()
@@ -274,13 +285,13 @@ def to_numpy(a: Any) -> Any:
         if a.dtype in widths:
             a = a.view(widths[a.dtype])
         return a.numpy().copy()
-    if _compat.library(xp) == "dask":
+    if library(xp) == "dask":
         return np.asarray(a.compute())
     if type(a).__module__.startswith("cupy"):
         return a.get()
-    if _compat.library(xp) == "ndonnx":
+    if library(xp) == "ndonnx":
         return a.unwrap_numpy().copy()
-    if _compat.library(xp) == "sparse":
+    if library(xp) == "sparse":
         return a.todense()
     if type(a).__module__.startswith("array_api_strict"):
         a = xp.asarray(a, device=xp.__array_namespace_info__().default_device())
@@ -365,9 +376,9 @@ def assert_tile(y: Array, x: Array, reps: Any, xp: ArrayNamespace) -> None:
     """
     import numpy as np
 
-    assert _compat.array_namespace(y) is xp
+    assert array_api_compat.array_namespace(y) is xp
     assert y.dtype == x.dtype
-    assert _compat.device(y) == _compat.device(x)
+    assert array_api_compat.device(y) == array_api_compat.device(x)
     expected = np.tile(to_numpy(x), reps)
     actual = to_numpy(y)
     assert actual.shape == expected.shape

@@ -13,7 +13,7 @@ def slabs_at_every_size() -> Iterator[None]:
     """
     Run the big-output paths at every size inside the block: slabs on 2 threads, huge pages.
 
-    Whatever their size (`xtile._threads.PARALLEL_BYTES`, `xtile._fast.torch.HUGE_BYTES`
+    Whatever their size (`xtile._threads.PARALLEL_BYTES`, `xtile._backends.torch.HUGE_BYTES`
     at 0), so that small test cases run the paths of big outputs.
 
     Yields
@@ -23,7 +23,7 @@ def slabs_at_every_size() -> Iterator[None]:
     """
     knobs: list[tuple[object, str]] = [(_threads, "PARALLEL_BYTES")]
     with contextlib.suppress(ImportError):
-        from .._fast import torch as fast_torch
+        from .._backends import torch as fast_torch
 
         knobs.append((fast_torch, "HUGE_BYTES"))
     saved = [getattr(module, name) for module, name in knobs]

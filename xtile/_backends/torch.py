@@ -1,51 +1,31 @@
-"""
-PyTorch's primitives: the copy by tensor methods, short runs as integers, copies in place.
-
-array-api-compat's wrappers of ``reshape`` and ``broadcast_to`` cost a third of a
-small tile's time, so the copy calls tensor methods. On the CPU a contiguous run
-of 2, 4 or 8 bytes is moved as one integer, and copies between parts of one
-output need no temporary. Each primitive takes only the tensors it is written
-for (`_layout`); GPUs get the one copy, its runs moved as the widest integers
-that divide them, and ``torch.compile`` the one copy.
-"""
+"""PyTorch: the copy by tensor methods, runs as integers, in place, huge pages, `torch.tile`."""
 
 import ctypes
 import functools
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import array_api_compat.torch as xp
 import torch
 from torch.autograd import forward_ad
 
-from .._agnostic import CopyCall, Primitives, view_shapes
-from .._lib._helpers import overlaps_itself
-from .._lib._typing import Array, ArrayNamespace, Plan, Shape
-from .._plan import Layout, Move, Spread, Tuning, items
+from .._program import Copy, Layout, Model, Replicate, view_shapes
+from . import Backend, Call, overlaps_itself
 
-__all__ = ["PRIMITIVES"]
+__all__ = ["BACKEND"]
 
-# the integers a run of 2, 4 or 8 bytes is moved as
-_WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64}
-# the least fresh output advised to be backed by huge pages (measured: docs/performance.md)
-HUGE_BYTES = 1 << 24
+_WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64}  # a run of 2, 4 or 8 bytes as one
+HUGE_BYTES = 1 << 24  # the least fresh output backed by huge pages (docs/performance.md)
 _HUGE_PAGE, _MADV_HUGEPAGE = 1 << 21, 14
-# asked on every call (module attributes cost a lookup each)
 _compiling = torch.compiler.is_compiling
 _wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+Shape = tuple[int, ...]
 
 
-def _layout(x: Array, /) -> Layout | None:
-    """
-    What the planner reads of a plain tensor; None for one that gets the one copy, uncached.
-
-    A subclass (``nn.Parameter``), a tensor that ``torch.compile`` or torch.func
-    traces, a sparse, nested or quantized one (refused by `_unwrap`): None. Its items are
-    moved as bytes only without a conjugate or negative bit and outside autograd (a
-    dtype view is not differentiable); parts of its output are written in place
-    only outside autograd, forward AD and torch.func.
-    The tuning applies on the CPU.
-    """
-    t: torch.Tensor = x  # type: ignore[assignment]
+def _layout(x: Any, /) -> Layout | None:
+    """What the planner reads of a plain tensor; None for one that gets one copy, uncached."""
+    t: torch.Tensor = x
     if (
         type(t) is not torch.Tensor
         or t.layout != torch.strided
@@ -58,67 +38,49 @@ def _layout(x: Array, /) -> Layout | None:
     plain = not _recorded(t)
     raw = plain and not t.is_conj() and not t.is_neg()
     size = t.element_size()
-    # tuple.__new__: a NamedTuple's own __new__ costs a tenth of a small tile
     return tuple.__new__(Layout, (t.shape, t.stride(), size, raw, plain, t.is_cpu, size))
 
 
-def _copier(plan: Plan, item: int, _xp: ArrayNamespace, /) -> CopyCall:
-    """
-    The broadcast copy of a tensor tiled by `plan`, into a fresh tensor or `out` (any strides).
-
-    Sizes go as separate ints, which PyTorch parses faster than a tuple; always a
-    copy (a reshape of a broadcast could alias `x`, unless the broadcast has an axis
-    pair that no view can merge and `x` is contiguous). With `item` (into a fresh
-    tensor): each contiguous run as one integer, where `x`'s runs are aligned for
-    the integer view; else element by element.
-    """
-    shape, out_shape = plan.shape, plan.out_shape
-    if not shape:  # 0-D: PyTorch's methods need at least one size
-        return lambda x, out: x.clone() if out is None else out.copy_(x)  # type: ignore[attr-defined]
-    if not plan.size:  # no view of its shape; autograd's graph kept, as by `torch.tile`
-        return lambda x, out: (
-            x.reshape(-1)[:0].clone().view(*out_shape)  # type: ignore[attr-defined]
-            if out is None
-            else out
-        )
-    spread, view_shape = view_shapes(shape, plan.reps)
+def _copy(step: Copy, /) -> Call:
+    """The broadcast copy of `step` into a fresh tensor or `dest` (any strides)."""
+    shape = step.shape
+    out_shape = tuple(d * r for d, r in zip(shape, step.reps, strict=True))
+    if not shape:  # 0-D: the methods need at least one size
+        return lambda x, dest: x.clone() if dest is None else dest.copy_(x)
+    if 0 in out_shape:  # no view of that shape; autograd's graph kept, as by `torch.tile`
+        return lambda x, dest: x.reshape(-1)[:0].clone().view(*out_shape) if dest is None else dest
+    spread, view_shape = view_shapes(shape, step.reps)
     pairs = len(view_shape) > len(out_shape)
-    if item:
-        plain = _copier(plan, 0, _xp)
-        head, runs = (*shape[: plan.last], plan.run), len(shape) - plan.last
-        # the copy of the runs' integers, by their count per run (fixed by the program's dtype)
-        copies: dict[int, CopyCall] = {}
+    size = functools.reduce(int.__mul__, out_shape, 1)
+    big = size * 16 >= HUGE_BYTES  # 16: the widest element; a small call stops here
+    if step.item:
+        plain = _copy(step._replace(item=0))
+        last = max(i for i, r in enumerate(step.reps) if r != 1)
+        head, runs = (*shape[:last], -1), len(shape) - last
+        copies: dict[int, Call] = {}
 
-        def copy_items(x: Array, out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
+        def copy_items(x: Any, dest: Any) -> Any:
             """The runs as integers where they are aligned; else element by element."""
-            t: torch.Tensor = x  # type: ignore[assignment]
-            if out is None and (words := _words(t, head, runs, item)) is not None:
+            if dest is None and (words := _words(x, head, runs, step.item)) is not None:
                 n = words.shape[-1]
                 if n not in copies:
-                    copies[n] = _copier(items(plan, n), 0, _xp)
-                tiled: torch.Tensor = copies[n](words, None)  # type: ignore[assignment]
-                return tiled.view(t.dtype).view(*out_shape)
-            return plain(x, out)
+                    copies[n] = _copy(Copy((*shape[:last], n), step.reps[: last + 1]))
+                return copies[n](words, None).view(x.dtype).view(*out_shape)
+            return plain(x, dest)
 
         return copy_items
 
-    def copy(x: Array, out: Array | None) -> Array:  # numpydoc ignore=PR01,RT01
-        """One copy of the broadcast view: a fresh tensor, or into a view of `out`."""
-        t: torch.Tensor = x  # type: ignore[assignment]
-        view = t.view(*spread).expand(*view_shape)  # inserts length-1 axes: a view
-        if out is not None:
-            o: torch.Tensor = out  # type: ignore[assignment]
-            o.view(*view_shape).copy_(view)  # splits axes only: a view
-            return o
-        if (
-            plan.size * 16 >= HUGE_BYTES  # 16: the widest element; a small call stops here
-            and plan.size * t.element_size() >= HUGE_BYTES
-            and _advisable(t)
-        ):
-            fresh = _empty(out_shape, t)
+    def copy(x: Any, dest: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
+        """One call of the step."""
+        view = x.view(*spread).expand(*view_shape)  # inserts length-1 axes: a view
+        if dest is not None:
+            dest.view(*view_shape).copy_(view)  # splits axes only: a view
+            return dest
+        if big and size * x.element_size() >= HUGE_BYTES and _advisable(x):
+            fresh = _empty(out_shape, x)
             fresh.view(*view_shape).copy_(view)
             return fresh
-        if pairs and t.is_contiguous():
+        if pairs and x.is_contiguous():
             return view.reshape(*out_shape)  # an unmergeable pair: reshape copies
         return view.clone(memory_format=torch.contiguous_format).view(*out_shape)
 
@@ -164,7 +126,7 @@ def _advisable(t: torch.Tensor, /) -> bool:
     )
 
 
-def _empty(shape: Shape, x: Array, /) -> torch.Tensor:
+def _empty(shape: Shape, x: Any, /) -> torch.Tensor:
     """
     A new C-ordered tensor of `shape` like `x`; a big one on the CPU backed by huge pages.
 
@@ -172,7 +134,7 @@ def _empty(shape: Shape, x: Array, /) -> torch.Tensor:
     whole huge pages inside it are advised (``MADV_HUGEPAGE``) before the first
     write, where the kernel has transparent huge pages. It stays PyTorch's tensor.
     """
-    t: torch.Tensor = x  # type: ignore[assignment]
+    t: torch.Tensor = x
     out = torch.empty(shape, dtype=t.dtype, device=t.device)
     nbytes = out.element_size() * out.numel()
     if nbytes >= HUGE_BYTES and out.is_cpu and (madvise := _madvise()) is not None:
@@ -183,34 +145,25 @@ def _empty(shape: Shape, x: Array, /) -> torch.Tensor:
     return out
 
 
-def _region(out: torch.Tensor, places: tuple[int, ...], /) -> torch.Tensor:
-    """The region of `out` whose axes before the step's have the extents `places`."""
-    return out[tuple(slice(0, e) for e in places)]
+def _replicate(out: Any, step: Replicate, /) -> None:
+    """A prefix along an axis copied to the rest of it (its parts never overlap)."""
+    places, axis, n, stop = step
+    region = out[tuple(slice(0, e) for e in places)]
+    whole = stop // n
+    rest = region.narrow(axis, n, (whole - 1) * n).unflatten(axis, (whole - 1, n))
+    rest.copy_(region.narrow(axis, 0, n).unsqueeze(axis).expand_as(rest))
+    if left := stop - whole * n:
+        region.narrow(axis, whole * n, left).copy_(region.narrow(axis, 0, left))
 
 
-def _move(out: Array, step: Move, /) -> None:
-    """One doubling step inside a fresh output: its parts never overlap."""
-    places, axis, at, n = step
-    region = _region(out, places)  # type: ignore[arg-type]
-    region.narrow(axis, at, n).copy_(region.narrow(axis, 0, n))
+def _whole(x: Any, reps: Shape, _xp: Any, _tile: Any) -> Any:
+    """`torch.tile`."""
+    return torch.tile(x, reps)
 
 
-def _spread(out: Array, step: Spread, /) -> None:
-    """The prefix copied to the other whole places at once (broadcast), then the rest."""
-    places, axis, k, total = step
-    region = _region(out, places)  # type: ignore[arg-type]
-    whole = total // k
-    prefix = region.narrow(axis, 0, k)
-    rest = region.narrow(axis, k, (whole - 1) * k).unflatten(axis, (whole - 1, k))  # type: ignore[no-untyped-call]
-    rest.copy_(prefix.unsqueeze(axis).expand_as(rest))
-    if total > whole * k:
-        left = total - whole * k
-        region.narrow(axis, whole * k, left).copy_(region.narrow(axis, 0, left))
-
-
-def _unwrap(x: Array, /) -> None:
+def _unwrap(x: Any, /) -> None:
     """Nothing to unwrap; a sparse, nested or quantized tensor is refused, naming its layout."""
-    t: torch.Tensor = x  # type: ignore[assignment]
+    t: torch.Tensor = x
     if t.layout != torch.strided or t.is_nested or t.is_quantized:
         kind = "nested" if t.is_nested else "quantized" if t.is_quantized else str(t.layout)
         msg = (
@@ -235,10 +188,10 @@ def _recorded(t: torch.Tensor, /) -> bool:
     )
 
 
-def _check_out(x: Array, out: Array, op: str, /) -> None:
+def _check_out(x: Any, out: Any, op: str, /) -> None:
     """`out` and `x` outside autograd and torch.func; `out` apart from `x`'s memory."""
-    t: torch.Tensor = x  # type: ignore[assignment]
-    o: torch.Tensor = out  # type: ignore[assignment]
+    t: torch.Tensor = x
+    o: torch.Tensor = out
     if o.requires_grad or _tracked(t) or _tracked(o):
         msg = (
             f"{op}: `out` cannot take a tile that autograd, forward AD or torch.func "
@@ -282,13 +235,30 @@ def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
     return a0 < b1 and b0 < a1
 
 
-PRIMITIVES = Primitives(
-    tuning=Tuning(stage=True, extend=True, interleaved=True, words=frozenset(_WORDS)),
+MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
+    copy=7660.0,
+    item=9173.0,
+    replicate=28210.0,
+    native=14830.0,
+    loop=3.515,
+    element=0.01082,
+    void=12.07,
+    byte=0.03819,
+    words=frozenset(_WORDS),
+    interleaved=True,
+)
+# a device's copy costs per element, not per byte: its runs as words where they are many
+DEVICE = Model(copy=20000.0, item=40000.0, element=0.01, words=frozenset(_WORDS))
+BACKEND = Backend(
+    "torch",
+    model=MODEL,
+    device=DEVICE,
     layout=_layout,
-    copier=_copier,
-    move=_move,
-    spread=_spread,
+    copy=_copy,
+    replicate=_replicate,
+    whole=_whole,
     unwrap=_unwrap,
     check_out=_check_out,
     empty=_empty,
+    xp=xp,
 )

@@ -1,16 +1,4 @@
-"""
-Dask: a graph of its own, one task per output block, each tiling one input block.
-
-The standard-only tile merges each ``(r, d)`` pair with a reshape, which makes Dask
-rechunk (chunks grow with the repeats) and fails on some multi-chunk inputs with
-empty outputs; `dask.array.tile` concatenates one block per repeat (400,001 tasks for
-``(3,)`` in one chunk tiled by 400,000). Here the output's chunks along an axis are
-the input's, repeated; where the input axis is one chunk, several repeats share an
-output chunk, up to ``max(largest input block, min(array.chunk-size, DASK_GROUP_BYTES))``
-bytes. Each output block is one input block as it is (an alias: no task, no copy) or
-the tile of one input block, in the block's own namespace (NumPy, CuPy), by the
-dispatcher.
-"""
+"""Dask: a graph of its own, one task per output block, each the tile of one input block."""
 
 import itertools
 import math
@@ -22,22 +10,18 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 from dask.utils import parse_bytes
 
-from .._agnostic import Primitives
-from .._lib._typing import Array, ArrayNamespace, Plan
+from . import Backend
 
-__all__ = ["PRIMITIVES"]
+__all__ = ["BACKEND"]
+Shape = tuple[int, ...]
 
-# Repeats of a one-chunk axis share an output chunk up to this many bytes (or
-# array.chunk-size, if smaller): fewer, larger chunks save a task each; an output
-# block that is an input block as it is costs no copy at all (an alias), so large
-# chunks are not grouped (benchmarks/dask_tile.py).
 DASK_GROUP_BYTES = 4 << 20
 
 
-def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
+def _whole(x: Any, reps: Shape, _xp: Any, tile: Any) -> Any:
     """The lazy tile: one task per output block, an alias where it is an input block."""
     a: Any = x
-    shape, reps = plan.shape, plan.reps
+    shape = (1,) * (len(reps) - a.ndim) + tuple(a.shape)
     if a.ndim != len(shape):
         a = a[(None,) * (len(shape) - a.ndim)]  # leading length-1 axes, one chunk each
     largest = a.dtype.itemsize * math.prod(max(c, default=0) for c in a.chunks)
@@ -68,17 +52,9 @@ def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
         picked = [sources[axis][j] for axis, j in enumerate(index)]
         key = (a.name, *(b for b, _ in picked))
         times = tuple(k for _, k in picked)
-        graph[(name, *index)] = key if all(k == 1 for k in times) else (_tile_block, key, times)
+        graph[(name, *index)] = key if all(k == 1 for k in times) else (tile, key, times)
     hlg = HighLevelGraph.from_collections(name, graph, dependencies=[a])
     return da.Array(hlg, name, tuple(chunks), meta=a._meta)  # type: ignore[no-untyped-call]
 
 
-def _tile_block(block: Any, counts: tuple[int, ...], /) -> Any:
-    """One output block: the tile of one input block, in its own namespace."""
-    from .._dispatch import tile
-    from .._lib._compat import array_namespace
-
-    return tile(block, counts, xp=array_namespace(block), op="xtile.tile")
-
-
-PRIMITIVES = Primitives(tile=_tile)
+BACKEND = Backend("dask", whole=_whole)

@@ -1,26 +1,18 @@
-"""
-JAX: the broadcast copy compiled by XLA as one computation, `repeats` static.
-
-Eager JAX dispatches (and at a new shape compiles) each of the three operations of
-the standard-only copy on its own; as one jitted function the forward and its VJP
-are one call each, as fast as `jax.numpy.tile` (``benchmarks/bench_backward.py``).
-Inside an outer ``jax.jit``, ``vmap`` or ``grad`` it is inlined like any other
-function. XLA plans its own copy, so JAX never stages, and since JAX arrays are
-immutable nothing can alias: the final copy is left to XLA.
-"""
+"""JAX: the broadcast copy compiled by XLA as one computation, sharded as its input."""
 
 import operator
 from functools import partial
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax.sharding import NamedSharding, PartitionSpec
 
-from .._agnostic import Primitives
-from .._lib._helpers import promote
-from .._lib._typing import Array, ArrayNamespace, Plan, Shape
+from .._program import promote
+from . import Backend
 
-__all__ = ["PRIMITIVES"]
+__all__ = ["BACKEND"]
+Shape = tuple[int, ...]
 
 
 @partial(jax.jit, static_argnums=(1, 2))
@@ -65,14 +57,14 @@ def _out_sharding(sharding: object, ndim: int, out_ndim: int, /) -> NamedShardin
     return NamedSharding(sharding.mesh, PartitionSpec(*spec))  # type: ignore[no-untyped-call]
 
 
-def _tile(x: Array, plan: Plan, _xp: ArrayNamespace, /) -> Array:
+def _whole(x: Any, reps: Shape, _xp: Any, _tile: Any) -> Any:
     """The whole tile, as one XLA computation, sharded as `x` where `x` is."""
     # a tracer's sharding is the outer jit's to choose (or in its type, read in _jitted)
     sharding = None
     if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
-        sharding = _out_sharding(x.sharding, x.ndim, len(plan.out_shape))
-    out: Array = _jitted(x, plan.reps, sharding)
+        sharding = _out_sharding(x.sharding, x.ndim, max(x.ndim, len(reps)))
+    out: Any = _jitted(x, reps, sharding)
     return out
 
 
-PRIMITIVES = Primitives(tile=_tile)
+BACKEND = Backend("jax", whole=_whole)

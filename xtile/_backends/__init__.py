@@ -1,0 +1,164 @@
+"""
+The array libraries xtile knows, and the primitives of those that have their own.
+
+`of` gives an array's namespace and `Backend`, cached per array type as
+array-api-compat caches namespaces. A library with a module here has primitives the
+standard-only ones (`STANDARD`, the array API alone) lack: measured, or demanded by
+its limits; every other library array-api-compat knows takes `STANDARD`.
+"""
+
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, NamedTuple
+
+import array_api_compat
+
+from .._program import MAX_DIMS, Copy, Layout, Model, Repeat, Replicate
+
+__all__ = [
+    "LIBRARIES", "STANDARD", "Backend", "compiling", "library", "load", "of", "overlaps_itself"
+]  # fmt: skip
+
+Array = Any
+Call = Callable[[Array, Array | None], Array]
+
+
+class Backend(NamedTuple):
+    """
+    A library's primitives: what runs a program's steps, and what they take.
+
+    Attributes
+    ----------
+    name : str
+        The library's name ("numpy").
+    model : Model
+        The price of its steps (`xtile._program.Model`) on a `Layout` it tunes.
+    device : Model
+        The price of its steps on any other layout (a GPU's, a traced array's).
+    layout : callable or None
+        What the planner reads of `x`, the plan cache's key; None for an array that
+        gets one copy, uncached (a subclass, a traced tensor). None: never planned.
+    copy : callable or None
+        ``copy(step)``: a `Copy` as a call ``(x, dest)``, into a fresh array (`dest`
+        None) or `dest` (any strides). None: the standard copy.
+    repeat, replicate : callable or None
+        ``repeat(step)``: a `Repeat` as a call ``(x, None)``; ``replicate(out, step)``.
+    whole : callable or None
+        ``whole(x, reps, xp, tile)``: the whole tile, by the library's own means.
+    unwrap, check_out, empty : callable or None
+        The plain arrays of a subclass and how to rebuild; the library's own `out`
+        checks; a new C-ordered array.
+    max_dims : int
+        The most axes its broadcast view may have.
+    xp : module or None
+        Its namespace, for the programs kept of it.
+    """
+
+    name: str
+    model: Model = Model()
+    device: Model = Model()
+    layout: Callable[[Array], Layout | None] | None = None
+    copy: Callable[[Copy], Call] | None = None
+    repeat: Callable[[Repeat], Call] | None = None
+    replicate: Callable[[Array, Replicate], None] | None = None
+    whole: Callable[..., Array] | None = None
+    unwrap: Callable[[Array], Any] | None = None
+    check_out: Callable[[Array, Array, str], None] | None = None
+    empty: Callable[[tuple[int, ...], Array], Array] | None = None
+    max_dims: int = MAX_DIMS
+    xp: ModuleType | None = None
+
+
+STANDARD = Backend("standard")
+
+
+class Library(NamedTuple):
+    """An array library: its name, namespaces, array modules, and whether it is writable."""
+
+    name: str
+    namespaces: tuple[str, ...]
+    array_modules: tuple[str, ...] = ()
+    mutable: bool = False
+
+
+LIBRARIES = (
+    Library("numpy", ("numpy", "array_api_compat.numpy"), ("numpy",), True),
+    Library("torch", ("torch", "array_api_compat.torch"), ("torch",), True),
+    Library("jax", ("jax.numpy", "jax.experimental.array_api"), ("jax", "jaxlib")),
+    Library("cupy", ("cupy", "array_api_compat.cupy"), ("cupy",), True),
+    Library("dask", ("dask.array", "array_api_compat.dask.array")),
+    Library("array_api_strict", ("array_api_strict",), mutable=True),
+    Library("sparse", ("sparse",)),
+    Library("ndonnx", ("ndonnx",)),
+)
+_NAMES = {ns: lib.name for lib in LIBRARIES for ns in lib.namespaces}
+_TYPE_CACHED = frozenset(m for lib in LIBRARIES for m in lib.array_modules)
+# array type -> (namespace, backend), for the libraries whose namespace is the type's alone
+_BY_TYPE: dict[type, tuple[ModuleType, Backend]] = {}
+
+
+def compiling() -> bool:  # numpydoc ignore=RT01
+    """Whether ``torch.compile`` traces now; never imports torch."""
+    torch = sys.modules.get("torch")
+    return torch is not None and bool(torch.compiler.is_compiling())
+
+
+def library(xp: ModuleType, /) -> str:  # numpydoc ignore=PR01,RT01
+    """The name of the library behind namespace `xp` (its module name if unknown)."""
+    return _NAMES.get(xp.__name__, xp.__name__)
+
+
+def load(name: str, /) -> Backend:  # numpydoc ignore=PR01,RT01
+    """The backend of library `name`: import statements, which ``torch.compile`` traces."""
+    if name == "numpy":
+        from . import numpy as module
+    elif name == "torch":
+        from . import torch as module  # type: ignore[no-redef]
+    elif name == "jax":
+        from . import jax as module  # type: ignore[no-redef]
+    elif name == "dask":
+        from . import dask as module  # type: ignore[no-redef]
+    elif name == "array_api_strict":
+        from . import array_api_strict as module  # type: ignore[no-redef]
+    elif name == "sparse":
+        from . import sparse as module  # type: ignore[no-redef]
+    else:
+        return STANDARD
+    return module.BACKEND
+
+
+def of(x: object, /) -> tuple[ModuleType, Backend] | None:  # numpydoc ignore=PR01,RT01
+    """The namespace and backend of array `x`; None for a non-array."""
+    if compiling():  # read no cache: dynamo would guard on it
+        torch = sys.modules["torch"]
+        if not isinstance(x, torch.Tensor):
+            return None
+        from array_api_compat import torch as xp
+
+        return xp, load("torch")
+    if (found := _BY_TYPE.get(type(x))) is not None:
+        return found
+    if type(x) in (int, bool, float, tuple, list, str, bytes, type(None)):
+        return None
+    if not array_api_compat.is_array_api_obj(x):
+        return None
+    xp = array_api_compat.array_namespace(x)
+    found = xp, load(library(xp))
+    if type(x).__module__.partition(".")[0] in _TYPE_CACHED:
+        _BY_TYPE[type(x)] = found
+    return found
+
+
+def overlaps_itself(
+    shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int, /
+) -> bool:  # numpydoc ignore=PR01,RT01
+    """Whether two elements of an array of `shape` and `strides` may share memory."""
+    if 0 in shape:
+        return False
+    extent = itemsize
+    for st, d in sorted((abs(st), d) for d, st in zip(shape, strides, strict=True) if d > 1):
+        if st < extent:
+            return True
+        extent = st * d
+    return False

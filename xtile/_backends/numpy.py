@@ -1,0 +1,242 @@
+"""NumPy: `numpy.copyto` into views, runs moved as one item, copies in place, `numpy.repeat`."""
+
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import array_api_compat.numpy as xp
+import numpy as np
+
+from .. import _threads
+from .._program import Copy, Layout, Model, Repeat, Replicate, view_shapes
+from . import Backend, Call, overlaps_itself
+
+__all__ = ["BACKEND"]
+
+_MAX_VOID_BYTES = 1 << 30  # NumPy's void items hold fewer than 2**31 bytes
+
+
+def _layout(x: Any, /) -> Layout | None:
+    """What the planner reads of a plain `numpy.ndarray` (a NumPy scalar: its 0-D array)."""
+    if type(x) is not np.ndarray:
+        if not isinstance(x, np.generic):
+            return None
+        x = np.asarray(x)
+    dtype = x.dtype
+    raw = not dtype.hasobject and dtype.kind != "T"  # both hold pointers, not bytes
+    return tuple.__new__(Layout, (x.shape, x.strides, dtype.itemsize, raw, True, True, 1))
+
+
+def _whole_items(a: np.ndarray[Any, Any], /) -> np.ndarray[Any, Any]:
+    """`a` with a structured dtype's items as raw bytes: its padding moves too."""
+    if a.dtype.names is None or a.dtype.hasobject:
+        return a
+    return a.view(np.dtype((np.void, a.dtype.itemsize)))
+
+
+def _copy(step: Copy, /) -> Call:
+    """The broadcast copy of `step` into a fresh array or `dest` (any strides)."""
+    out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
+    if 0 in out_shape:
+        return lambda x, dest: np.empty(out_shape, np.asarray(x).dtype) if dest is None else dest
+    if step.item:
+        last = max(i for i, r in enumerate(step.reps) if r != 1)
+        blocks, item = (*step.shape[:last], -1), _item_dtype(step.item)
+        runs = Copy((*step.shape[:last], 1), step.reps[: last + 1])
+        copy_runs = _copy(runs)
+        runs_shape = (*out_shape[:last], step.reps[last])
+
+        def copy_items(x: Any, dest: Any) -> Any:
+            a = np.asarray(x)
+            items = a.reshape(blocks).view(item)
+            if dest is None:
+                return np.asarray(copy_runs(items, None)).view(a.dtype).reshape(out_shape)
+            copy_runs(items, dest.reshape(-1).view(item).reshape(runs_shape))  # C-ordered
+            return dest
+
+        return copy_items
+    spread, view_shape = view_shapes(step.shape, step.reps)
+    split = _split(spread, view_shape)
+
+    def copy(x: Any, dest: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
+        """One call of the step."""
+        a = np.asarray(x)
+        w = _whole_items(a)
+        if dest is None:
+            target = np.empty(view_shape, dtype=w.dtype)
+        elif dest.flags.c_contiguous:
+            target = _whole_items(dest).reshape(view_shape)
+        else:  # each axis of a pair split in two: a view of any strides
+            strides: list[int] = []
+            for d, r, st in zip(step.shape, step.reps, dest.strides, strict=True):
+                strides += (d * st, st) if d != 1 != r else (st,)
+            target = np.lib.stride_tricks.as_strided(_whole_items(dest), view_shape, strides)
+        source = w.reshape(spread)
+        if split:  # a short broadcast last axis: one copy per index, each of long loops
+            _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
+        else:
+            _parallel(np.copyto, target, source)
+        if dest is not None:
+            return dest
+        return (target if w is a else target.view(a.dtype)).reshape(out_shape)
+
+    return copy
+
+
+def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> None:
+    """`source` (its last axis of length 1) copied to each index of `target`'s last axis."""
+    for j in range(target.shape[-1]):
+        np.copyto(target[..., j], source[..., 0])
+
+
+def _parallel(copy: Callable[[Any, Any], object], target: Any, source: Any, /) -> None:
+    """``copy(target, source)``, in slabs of `target` on every thread if big."""
+    if target.nbytes < _threads.PARALLEL_BYTES or target.dtype.hasobject:
+        copy(target, source)
+        return
+    n = min(_threads.count(), target.size)
+    axis = next((i for i, d in enumerate(target.shape) if d % n == 0 or d >= 8 * n), None)
+    if n == 1 or axis is None or target.dtype.kind == "T":
+        copy(target, source)
+        return
+    cuts = [target.shape[axis] * i // n for i in range(n + 1)]
+    head = (slice(None),) * axis
+
+    def slab(a: int, b: int) -> Callable[[], object]:  # numpydoc ignore=GL08,PR01,RT01
+        """One call of the step."""
+        part = (*head, slice(a, b))
+        return lambda: copy(target[part], source if source.shape[axis] == 1 else source[part])
+
+    _threads.run([slab(a, b) for a, b in itertools.pairwise(cuts)])
+
+
+def _split(spread: tuple[int, ...], view_shape: tuple[int, ...], /) -> int:
+    """The view's axes up to its last of length above 1 where that is a short fill (0: none)."""
+    n = max((i + 1 for i, d in enumerate(view_shape) if d != 1), default=0)
+    if n < 2 or spread[n - 1] != 1 or spread[n - 2] == 1:
+        return 0
+    return n if 1 < view_shape[n - 1] <= 4 < view_shape[n - 2] else 0
+
+
+def _item_dtype(nbytes: int, /) -> np.dtype[Any]:
+    """An unsigned integer of `nbytes` where one fits, else void."""
+    return np.dtype(f"u{nbytes}") if nbytes in (1, 2, 4, 8) else np.dtype((np.void, nbytes))
+
+
+def _repeat(step: Repeat, /) -> Call:
+    """`numpy.repeat` of the blocks from `step.axis` on, as `numpy.tile` does."""
+    n = math.prod(step.shape[step.axis :])
+
+    shape = (*step.shape[: step.axis], step.shape[step.axis] * step.r, *step.shape[step.axis + 1 :])
+
+    def repeat(x: Any, _: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
+        """One call of the step."""
+        a = np.asarray(x)
+        w = _whole_items(a)
+        out = w.reshape(-1, n).repeat(step.r, 0).reshape(shape)
+        return out if w is a else out.view(a.dtype)
+
+    return repeat
+
+
+def _replicate(out: Any, step: Replicate, /) -> None:
+    """A prefix along an axis copied in place: doubled as 1-D void copies, else spread."""
+    places, axis, n, stop = step
+    inner = out.strides[axis]  # bytes of one index of `axis`, everything inside it whole
+    if stop <= 2 * n:
+        count, stride = _one_axis(places, out.strides[:axis])
+        _copy_bytes(out, 0, n * inner, (stop - n) * inner, count, stride)
+        return
+    flat = out.reshape(-1).view(np.uint8)  # one place, by the plan: the prefix comes first
+    block, whole = n * inner, stop // n
+    _parallel(np.copyto, flat[block : whole * block].reshape(whole - 1, block), flat[None, :block])
+    if rest := stop * inner - whole * block:
+        flat[whole * block : whole * block + rest] = flat[:rest]
+
+
+def _copy_bytes(out: Any, src: int, dst: int, nbytes: int, count: int, stride: int, /) -> None:
+    """`nbytes` from offset `src` to `dst` of `out`, at `count` places `stride` apart, in place."""
+    for part in range(0, nbytes, _MAX_VOID_BYTES):
+        item = np.dtype((np.void, min(_MAX_VOID_BYTES, nbytes - part)))
+        _parallel(
+            np.copyto,
+            np.ndarray((count,), dtype=item, buffer=out, offset=dst + part, strides=(stride,)),
+            np.ndarray((count,), dtype=item, buffer=out, offset=src + part, strides=(stride,)),
+        )
+
+
+def _one_axis(shape: tuple[int, ...], strides: tuple[int, ...], /) -> tuple[int, int]:
+    """``(count, stride)`` of places that are one strided axis (by the plan)."""
+    axes = [(d, st) for d, st in zip(shape, strides, strict=True) if d != 1]
+    if not axes:
+        return 1, 0
+    count, stride = axes[-1]
+    for d, _ in reversed(axes[:-1]):
+        count *= d
+    return count, stride
+
+
+def _unwrap(x: Any, /) -> tuple[tuple[Any, ...], Callable[..., Any]] | None:
+    """A masked array's data and mask; a memory map's data; None for a plain array."""
+    if type(x) is np.ndarray or isinstance(x, np.generic):
+        return None
+    if isinstance(x, np.ma.MaskedArray):
+        fill_value = x.fill_value
+        if np.array_equal(fill_value, np.ma.default_fill_value(x)):
+            fill_value = None  # implicit, as in numpy.tile (explicit, it would be cast)
+        return (np.ma.getdata(x), np.ma.getmaskarray(x)), lambda data, mask: np.ma.MaskedArray(
+            data, mask=mask, fill_value=fill_value
+        )
+    if isinstance(x, np.memmap):
+        return (np.asarray(x),), np.asarray
+    msg = (
+        f"xtile: cannot tile a {type(x).__module__}.{type(x).__name__}, a subclass of "
+        "numpy.ndarray whose extra meaning xtile does not know; pass `np.asarray(x)` to "
+        "tile its data (and rebuild the subclass), or use its own tile."
+    )
+    raise TypeError(msg)
+
+
+def _check_out(x: Any, out: Any, op: str, /) -> None:
+    """`out` not masked, its elements distinct and apart from `x`'s memory."""
+    if isinstance(out, np.ma.MaskedArray):
+        msg = f"{op}: `out` takes plain arrays, not a masked array (its mask would stay)."
+        raise TypeError(msg)
+    o = np.asarray(out)
+    if overlaps_itself(o.shape, o.strides, o.itemsize):
+        msg = (
+            f"{op}: `out` has elements that share memory (strides {o.strides}); pass an "
+            "array whose elements are distinct, e.g. `out.copy()`."
+        )
+        raise ValueError(msg)
+    if np.shares_memory(np.asarray(x), o):
+        msg = f"{op}: `out` shares memory with the input; pass a separate array."
+        raise ValueError(msg)
+
+
+MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
+    copy=5457.0,
+    item=2882.0,
+    repeat=3513.0,
+    replicate=11120.0,
+    loop=0.2647,
+    element=0.0178,
+    void=0.4365,
+    byte=0.04443,
+    split_bytes=_threads.PARALLEL_BYTES,
+    words=frozenset({2, 4, 8, 16}),
+    any_item=True,
+)
+BACKEND = Backend(
+    "numpy",
+    model=MODEL,
+    device=MODEL,
+    layout=_layout,
+    copy=_copy,
+    repeat=_repeat,
+    replicate=_replicate,
+    unwrap=_unwrap,
+    check_out=_check_out,
+    xp=xp,
+)

@@ -1,0 +1,366 @@
+"""
+The one front door of `xtile.tile`, `xtile.onnx` and `xtile.openvino`: check, then run.
+
+Every check runs here, once, before anything is allocated or written: the array and
+its namespace, the repeats (each spec's own rule), the output's size, `out`. Then a
+plain array's program is recalled (or planned) and run.
+"""
+
+import contextlib
+import math
+import operator
+import reprlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from array_api_compat import is_lazy_array, is_numpy_array, is_writeable_array
+
+from . import _backends, _program, _run
+from ._backends import Backend
+
+__all__ = [
+    "INT64_MAX",
+    "check_shape",
+    "host_ints",
+    "non_negative",
+    "tile",
+    "tiled_shape",
+]
+
+Array = Any
+INT64_MAX = 2**63 - 1
+_INT = {int}
+
+
+def short(value: object, /) -> str:  # numpydoc ignore=PR01,RT01
+    """A repr that stays readable in an error message: short, and on one line."""
+    return " ".join(reprlib.repr(value).split())
+
+
+def namespace(
+    x: object, xp: Any, /, *, op: str, name: str
+) -> tuple[Any, Backend]:  # numpydoc ignore=PR01,RT01
+    """The namespace and backend of array `x`; `TypeError` for anything else."""
+    found = _backends.of(x)
+    if found is None:
+        if is_numpy_array(x):
+            msg = (
+                f"{op}: `{name}` is a {type(x).__module__}.{type(x).__name__}; of the subclasses "
+                "of numpy.ndarray only masked arrays and memory maps are taken: convert it "
+                f"with `np.asarray({name})`."
+            )
+            raise TypeError(msg)
+        hint = (
+            "; convert it first, e.g. `xp.asarray(...)` with the namespace of your arrays"
+            if isinstance(x, int | float | complex | list | tuple) or hasattr(type(x), "__array__")
+            else ""
+        )
+        msg = (
+            f"{op}: `{name}` must be an array of a namespace that array-api-compat "
+            f"supports (NumPy, CuPy, PyTorch, JAX, Dask, array-api-strict, ...); "
+            f"got {type(x).__name__} {short(x)}{hint}."
+        )
+        raise TypeError(msg)
+    return found if xp is None else (xp, found[1])
+
+
+def _array_ints(a: Array, /, *, op: str, name: str, int64: bool, dims: str) -> tuple[int, ...]:
+    """An integer array of any namespace and device as host ints, in one transfer."""
+    xp = _backends.of(a)[0]  # type: ignore[index]
+    if int64 and a.dtype != xp.int64:
+        msg = f"{op}: `{name}` must be an int64 array; got {short(a)} of dtype {a.dtype}."
+        raise TypeError(msg)
+    if not xp.isdtype(a.dtype, "integral"):
+        msg = f"{op}: `{name}` must have an integer dtype; got {short(a)} of dtype {a.dtype}."
+        raise TypeError(msg)
+    if a.ndim > 1:
+        msg = f"{op}: `{name}` must be {dims}; got a {a.ndim}-D array of shape {tuple(a.shape)}."
+        raise ValueError(msg)
+    if _backends.compiling():
+        msg = (
+            f"{op}: `{name}` must be static, since it sets the output shape: under "
+            "`torch.compile` pass Python ints, or a tensor made outside the compiled "
+            f"region; got a tensor of shape {tuple(a.shape)} traced by the compiler."
+        )
+        raise TypeError(msg)
+    if type(a).__module__.startswith("jax") and "Tracer" in type(a).__name__:
+        msg = (
+            f"{op}: `{name}` must be static (concrete), since it sets the output "
+            "shape; under a JAX transformation (`jax.jit`, `jax.vmap`, `jax.grad`, "
+            "...) pass Python ints, or mark the argument static (`static_argnums`). "
+            f"Got the traced value {a}."
+        )
+        raise TypeError(msg)
+    if str(getattr(a, "device", "")) == "meta":
+        msg = (
+            f"{op}: `{name}` must hold values, since they set the output shape; got a "
+            f"tensor on the meta device (shape {tuple(a.shape)}), which holds none. Pass "
+            "Python ints."
+        )
+        raise TypeError(msg)
+    if _backends.library(xp) == "dask":
+        a = a.compute()  # one graph evaluation, not one per element
+    try:
+        if a.ndim == 0:
+            return (int(a),)
+        values = a.tolist() if hasattr(a, "tolist") else [int(a[i]) for i in range(a.shape[0])]
+    except (TypeError, ValueError) as e:  # a lazy array with no value (an ndonnx argument)
+        msg = (
+            f"{op}: `{name}` must be static (concrete), since it sets the output shape; "
+            f"got a lazy {type(a).__name__} of shape {tuple(a.shape)} that holds no values "
+            f"({e}). Pass Python ints."
+        )
+        raise TypeError(msg) from e
+    return tuple(int(v) for v in values)
+
+
+def host_ints(
+    repeats: object,
+    /,
+    *,
+    op: str,
+    name: str = "repeats",
+    int64: bool = False,
+    dims: str = "0-D or 1-D",
+) -> tuple[tuple[int, ...], int]:  # numpydoc ignore=PR01,RT01
+    """`repeats` (an int, a sequence, an integer array) as host ints, and its rank (0 or 1)."""
+    if type(repeats) is tuple and set(map(type, repeats)) <= _INT:
+        return repeats, 1
+    if _backends.of(repeats) is not None:
+        ints = _array_ints(repeats, op=op, name=name, int64=int64, dims=dims)
+        return ints, repeats.ndim  # type: ignore[attr-defined]
+    if isinstance(repeats, int) and not isinstance(repeats, bool):
+        return (repeats,), 0
+    if isinstance(repeats, Sequence) and not isinstance(repeats, str | bytes):
+        return tuple(_element(v, i, op=op, name=name) for i, v in enumerate(repeats)), 1
+    msg = (
+        f"{op}: `{name}` must be an int, a sequence of ints or an integer array; "
+        f"got {short(repeats)} ({type(repeats).__name__})."
+    )
+    raise TypeError(msg)
+
+
+def _element(v: object, i: int, /, *, op: str, name: str) -> int:
+    """One element of a repeats sequence: a Python int or a 0-D integer array."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if _backends.of(v) is not None and getattr(v, "ndim", None) == 0:
+        return _array_ints(v, op=op, name=name, int64=False, dims="0-D")[0]
+    msg = f"{op}: `{name}` must hold integers; got {short(v)} ({type(v).__name__}) at position {i}."
+    raise TypeError(msg)
+
+
+def non_negative(
+    reps: tuple[int, ...], /, *, op: str, name: str = "repeats"
+) -> tuple[int, ...]:  # numpydoc ignore=PR01,RT01
+    """`reps`, or `ValueError` naming the first negative repeat."""
+    if reps and min(reps) < 0:
+        i, r = next((i, r) for i, r in enumerate(reps) if r < 0)
+        msg = f"{op}: `{name}` must be non-negative; got {r} at position {i} of {reps}."
+        raise ValueError(msg)
+    return reps
+
+
+def tiled_shape(
+    shape: tuple[int | None, ...], reps: tuple[int, ...], /, *, op: str
+) -> tuple[int | None, ...]:  # numpydoc ignore=PR01,RT01
+    """The output shape of a tile by non-negative `reps`, checked to fit int64."""
+    shape, reps = _program.promote(shape, reps)  # type: ignore[arg-type]
+    out = tuple(
+        0 if r == 0 else None if d is None else d * r for d, r in zip(shape, reps, strict=True)
+    )
+    big = [v for v in (*reps, *out) if v is not None and v > INT64_MAX]
+    too_many = None not in out and math.prod(out) > INT64_MAX
+    if big or too_many:
+        what = (
+            "has more elements than int64 can count"
+            if too_many
+            else f"holds {big[0]}, past int64's maximum"
+        )
+        msg = f"{op}: the output shape {out} (`repeats` {reps}) {what} ({INT64_MAX})."
+        raise ValueError(msg)
+    return out
+
+
+def check_shape(
+    shape: object, /, *, op: str
+) -> tuple[int | None, ...]:  # numpydoc ignore=PR01,RT01
+    """A shape whose items are non-negative ints or None."""
+    if not isinstance(shape, Sequence) or isinstance(shape, str | bytes):
+        msg = f"{op}: `shape` must be a sequence of ints or None; got {short(shape)}."
+        raise TypeError(msg)
+    dims: list[int | None] = []
+    for i, item in enumerate(shape):
+        d = None
+        if item is not None and getattr(getattr(item, "dtype", None), "kind", "") != "b":
+            with contextlib.suppress(TypeError):
+                d = None if isinstance(item, bool) else operator.index(item)
+        if d is None and item is not None:
+            msg = f"{op}: `shape` must hold ints or None; got {short(item)} at position {i}."
+            raise TypeError(msg)
+        if d is not None and d < 0:
+            msg = f"{op}: `shape` must be non-negative; got {d} at position {i}."
+            raise ValueError(msg)
+        dims.append(d)
+    return tuple(dims)
+
+
+def _numpy_reps(repeats: object, _x: Array, _xp: Any, op: str) -> tuple[int, ...]:
+    """`xtile.tile`'s repeats: host ints, non-negative."""
+    return non_negative(host_ints(repeats, op=op)[0], op=op)
+
+
+def tile(
+    x: Array,
+    repeats: object,
+    /,
+    *,
+    op: str = "xtile.tile",
+    xp: Any = None,
+    out: Array | None = None,
+    name: str = "x",
+    parse: Callable[[object, Array, Any, str], tuple[int, ...]] = _numpy_reps,
+) -> Array:  # numpydoc ignore=PR01,RT01
+    """The tile of `x` by `repeats` as `parse` reads them, into a fresh array or `out`."""
+    if (
+        out is None
+        and xp is None
+        and parse is _numpy_reps
+        and type(repeats) is tuple
+        and set(map(type, repeats)) <= _INT
+        and (found := _backends.of(x)) is not None
+        and (layout := found[1].layout) is not None
+        and (call := _run.KEPT.get((found[1].name, layout(x), repeats, True, _program.OFF.get())))
+    ):  # a call seen before: its checks passed for this very key
+        return call(x, None)
+    xp, backend = namespace(x, xp, op=op, name=name)
+    reps = parse(repeats, x, xp, op)
+    shape = tuple(x.shape)
+    if not set(map(type, shape)) <= _INT:
+        return _lazy(x, shape, reps, xp, out, op)
+    shape, full = _program.promote(shape, reps)
+    out_shape = tuple(map(operator.mul, shape, full))
+    size = math.prod(out_shape)
+    if size > INT64_MAX or (size == 0 and max((*out_shape, *full), default=0) > INT64_MAX):
+        tiled_shape(shape, full, op=op)  # raises, with the message
+    if out is not None:
+        _check_out(x, out, out_shape, xp, backend, op)
+        if not size:
+            return out
+    parts = None if backend.unwrap is None else backend.unwrap(x)
+    if parts is None:
+        return _plain(x, reps, out_shape, xp, backend, out, op)
+    if out is not None:
+        msg = f"{op}: `out` takes the tile of a plain array, not of a {type(x).__name__}."
+        raise TypeError(msg)
+    arrays, rebuild = parts
+    return rebuild(*(_plain(a, reps, out_shape, xp, backend, None, op) for a in arrays))
+
+
+def _plain(
+    x: Array,
+    reps: tuple[int, ...],
+    out_shape: tuple[int, ...],
+    xp: Any,
+    backend: Backend,
+    out: Array | None,
+    op: str,
+) -> Array:
+    """The tile of a plain array: its kept program, or one made for this call."""
+    layout = None if backend.layout is None else backend.layout(x)
+    try:
+        if layout is not None:
+            run = _run.compiled(backend.name, layout, reps, out is None, _program.OFF.get())[1]
+            return run(x, out)
+        shape, full = _program.promote(tuple(x.shape), reps)
+        if backend.whole is not None and backend.layout is None:  # JAX's, Dask's own
+            steps: tuple[Any, ...] = (_program.Whole(full),)
+        else:
+            steps = _program.fit_rank(shape, full, backend.max_dims)
+        program = _program.Program(shape, full, out_shape, math.prod(out_shape), steps)
+        return _run.compile_program(program, backend, xp, _block)(x, out)
+    except (MemoryError, RuntimeError) as e:
+        text = str(e).lower()
+        if not (
+            isinstance(e, MemoryError) or "can't allocate memory" in text or "out of memory" in text
+        ):
+            raise
+        nbytes = f"{math.prod(out_shape) * _itemsize(x.dtype, xp):_} bytes".replace("_", ",")
+        said = "" if type(e).__module__.startswith("numpy") else str(e).strip()
+        said = said.splitlines()[0] if said else ""
+        msg = (
+            f"{op}: cannot allocate the output of shape {out_shape} and dtype {x.dtype} "
+            f"({nbytes})" + (f"; the allocator said: {said}" if said else ".")
+        )
+        raise MemoryError(msg) from e
+
+
+def _block(x: Array, reps: tuple[int, ...]) -> Array:
+    """The tile of one block of a lazy graph (a Dask task), in its own namespace."""
+    return tile(x, reps)
+
+
+def _lazy(
+    x: Array, shape: tuple[Any, ...], reps: tuple[int, ...], xp: Any, out: Array | None, op: str
+) -> Array:
+    """The tile of a lazy `x` whose shape has unknown sizes (None, Dask's nan)."""
+    dims = getattr(x, "dynamic_shape", None)  # ndonnx: the run-time shape as an array
+    if dims is None or out is not None:
+        msg = (
+            f"{op}: unsupported lazy shape {shape} of `{type(x).__name__}`; the "
+            "output shape depends on it (for Dask, call `compute_chunk_sizes()` first)."
+        )
+        raise TypeError(msg)
+    out_shape = tiled_shape(shape, reps, op=op)
+    return _run.symbolic_tile(x, reps, out_shape, dims, xp)
+
+
+def _itemsize(dtype: Any, xp: Any) -> int:
+    """The bytes per element of `dtype`."""
+    size = getattr(dtype, "itemsize", None)
+    if isinstance(size, int):
+        return size
+    if xp.isdtype(dtype, "bool"):
+        return 1
+    info = xp.iinfo(dtype) if xp.isdtype(dtype, "integral") else xp.finfo(dtype)
+    return int(info.bits) * (2 if xp.isdtype(dtype, "complex floating") else 1) // 8
+
+
+def _check_out(
+    x: Array, out: object, out_shape: tuple[int, ...], xp: Any, backend: Backend, op: str
+) -> None:
+    """Refuse an `out` the tile cannot be written into, naming both sides."""
+    lib = _backends.library(xp)
+    found = _backends.of(out)
+    if type(out) is not type(x) and (found is None or _backends.library(found[0]) != lib):
+        msg = (
+            f"{op}: `out` must be an array of the input's library ({lib}); "
+            f"got {type(out).__module__}.{type(out).__name__}."
+        )
+        raise TypeError(msg)
+    lazy, writable = is_lazy_array(out), is_writeable_array(out)
+    if lazy or not writable:
+        why = (
+            "read-only"
+            if lib == "numpy"
+            else "lazy: it has no memory to write into"
+            if lazy and lib != "jax"
+            else "immutable"
+        )
+        fix = "pass a writable one" if lib == "numpy" else "leave `out` out, use the result"
+        msg = f"{op}: `out` is a {lib} array, which is {why}; {fix}."
+        raise TypeError(msg)
+    o: Any = out
+    if tuple(o.shape) != out_shape:
+        msg = f"{op}: `out` has shape {tuple(o.shape)}; the tile has shape {out_shape}."
+        raise ValueError(msg)
+    if o.dtype != x.dtype:
+        msg = f"{op}: `out` has dtype {o.dtype}; the tile has the input's dtype {x.dtype}."
+        raise TypeError(msg)
+    from array_api_compat import device
+
+    if device(o) != device(x):
+        msg = f"{op}: `out` is on device {device(o)}; the input is on device {device(x)}."
+        raise ValueError(msg)
+    if backend.check_out is not None:
+        backend.check_out(x, o, op)

@@ -1,1 +1,0 @@
-"""Internal helpers of xtile; nothing here is public."""

@@ -1,0 +1,620 @@
+"""
+The planner: a tile's candidate programs, from integers alone, and the cheapest by cost.
+
+A program is the input's promoted shape, the repeats, the output shape and its steps.
+`candidates` writes the few programs that can write a tile (one broadcast copy, the
+backend's own tile, staged, extended: docs/how-it-works.md); `cost` prices each with
+the backend's fitted `Model`; `plan` keeps the cheapest. Nothing here touches an array.
+"""
+
+import contextlib
+import contextvars
+import itertools
+import math
+import operator
+from collections.abc import Iterator
+from typing import NamedTuple, TypeAlias
+
+__all__ = [
+    "MAX_DIMS",
+    "OFF",
+    "STAGE_BYTES",
+    "STRATEGIES",
+    "Copy",
+    "Layout",
+    "Model",
+    "Program",
+    "Repeat",
+    "Replicate",
+    "Whole",
+    "candidates",
+    "explain",
+    "fit_rank",
+    "plan",
+    "promote",
+    "switched_off",
+    "view_shapes",
+]
+
+# limits, not tuning: the lowest rank limit of the array libraries' broadcast views,
+# and the largest staged array (it stays in cache; the peak memory is the output's + this)
+MAX_DIMS = 64
+STAGE_BYTES = 1 << 15
+
+Shape: TypeAlias = tuple[int, ...]
+Region: TypeAlias = tuple[tuple[int, int], ...]
+
+
+class Layout(NamedTuple):
+    """
+    What the planner reads of an input; with the repeats, the plan cache's key.
+
+    Attributes
+    ----------
+    shape, strides : tuple of int
+        The input's shape and strides, in units of `unit` bytes.
+    itemsize : int
+        Bytes per element.
+    raw : bool
+        Its items may be moved as bytes (a plain dtype, no conjugate or negative bit).
+    parts : bool
+        Writes into views of a fresh output are plain writes (nothing records them).
+    tuned : bool
+        The backend's `Model` prices it (eager host memory); else it gets one copy.
+    unit : int
+        The bytes of one step of `strides`.
+    """
+
+    shape: Shape
+    strides: Shape
+    itemsize: int
+    raw: bool = False
+    parts: bool = False
+    tuned: bool = False
+    unit: int = 1
+
+
+class Model(NamedTuple):
+    """
+    A backend's cost of each step, in nanoseconds, and what its primitives take.
+
+    The coefficients are fitted by ``benchmarks/fit_cost.py`` (docs/performance.md);
+    an infinite one is a step the backend does not have.
+
+    Attributes
+    ----------
+    copy, item, repeat, replicate, native : float
+        Per call: a broadcast copy; the extra views of one whose runs move as items;
+        a ``repeat`` of blocks; a copy inside the output; the backend's own tile.
+    loop, element, void, byte : float
+        Per inner loop; per element moved; per item of more than 8 bytes moved as
+        one (in place of `element`); per byte written.
+    parallel : float
+        The time of a copy split over the threads, over its time on one.
+    split_bytes : int
+        The least copy that is split over the threads (0: none).
+    words : frozenset of int
+        Run sizes, in bytes, a copy moves as one machine word.
+    any_item : bool
+        Any contiguous run can move as one item (else only `words`).
+    interleaved : bool
+        A written prefix copies to places that interleave with it in one copy.
+    """
+
+    copy: float = 0.0
+    item: float = math.inf
+    repeat: float = math.inf
+    replicate: float = math.inf
+    native: float = math.inf
+    loop: float = 0.0
+    element: float = 0.0
+    void: float = 0.0
+    byte: float = 0.0
+    parallel: float = 1.0
+    split_bytes: int = 0
+    words: frozenset[int] = frozenset()
+    any_item: bool = False
+    interleaved: bool = False
+
+
+class Copy(NamedTuple):
+    """The broadcast copy of the array so far (its part `source`), into `region` (None: fresh)."""
+
+    shape: Shape
+    reps: Shape
+    region: Region | None = None
+    source: Shape | None = None
+    item: int = 0
+
+
+class Repeat(NamedTuple):
+    """The array so far, C-ordered of `shape`, tiled along `axis` `r` times into a fresh array."""
+
+    shape: Shape
+    axis: int
+    r: int
+
+
+class Replicate(NamedTuple):
+    """In the output, along `axis`: ``[0, n)`` copied onto ``[n, stop)``, in `places`."""
+
+    places: Shape
+    axis: int
+    n: int
+    stop: int
+
+
+class Whole(NamedTuple):
+    """The backend's own computation of the whole tile by `reps`."""
+
+    reps: Shape
+
+
+Step: TypeAlias = Copy | Repeat | Replicate | Whole
+
+
+class Program(NamedTuple):
+    """
+    A tile and the steps that write it, run in order by `xtile._run`.
+
+    Attributes
+    ----------
+    shape, reps, out_shape : tuple of int
+        The promoted input shape and repeats, and the output shape.
+    size : int
+        The output's elements.
+    steps : tuple
+        Steps that each make a fresh array (the array so far), then steps that write
+        one output (a `Copy` into a region, `Replicate`).
+    cost : float
+        The model's price, in nanoseconds.
+    name : str
+        Which candidate it is.
+    """
+
+    shape: Shape
+    reps: Shape
+    out_shape: Shape
+    size: int
+    steps: tuple[Step, ...]
+    cost: float = 0.0
+    name: str = "copy"
+
+
+def promote(
+    shape: tuple[int, ...], reps: Shape, /
+) -> tuple[Shape, Shape]:  # numpydoc ignore=PR01,RT01
+    """Prepend 1s to the shorter of `shape` and `reps` (NumPy / OpenVINO Tile-1)."""
+    n = max(len(shape), len(reps))
+    return (1,) * (n - len(shape)) + shape, (1,) * (n - len(reps)) + reps
+
+
+def view_shapes(shape: Shape, reps: Shape, /) -> tuple[Shape, Shape]:  # numpydoc ignore=PR01,RT01
+    """The shape `x` is reshaped to and the broadcast shape whose C-order copy is the tile."""
+    spread: list[int] = []
+    view: list[int] = []
+    for d, r in zip(shape, reps, strict=True):
+        if d != 1 != r:
+            spread += (1, d)
+            view += (r, d)
+        else:
+            spread.append(d)
+            view.append(d * r)
+    return tuple(spread), tuple(view)
+
+
+def _c_strides(shape: Shape, itemsize: int, /) -> Shape:
+    """The strides (bytes) of a C-ordered array of `shape`."""
+    return tuple(itemsize * math.prod(shape[i + 1 :]) for i in range(len(shape)))
+
+
+def _contiguous(shape: Shape, strides: Shape, itemsize: int, /) -> bool:
+    """Whether an array of `shape` and `strides` (bytes) is C-contiguous."""
+    expected = itemsize
+    for d, st in zip(reversed(shape), reversed(strides), strict=True):
+        if d != 1 and st != expected:
+            return False
+        expected *= d
+    return True
+
+
+def _last(reps: Shape, /) -> int:
+    """The last axis whose repeat is not 1; -1 where none is."""
+    return max((i for i, r in enumerate(reps) if r != 1), default=-1)
+
+
+def _tiled(shape: Shape, reps: Shape, /) -> Shape:
+    """`shape` times `reps`."""
+    return tuple(map(operator.mul, shape, reps))
+
+
+def _copy_cost(
+    m: Model, shape: Shape, strides: Shape, reps: Shape, dest: Shape, itemsize: int, item: int, /
+) -> float:
+    """
+    The price of a broadcast copy of an array of `shape` and `strides` by `reps`.
+
+    `dest` is the shape of the C-ordered array written (a region's whole output); with
+    `item`, the runs from the last repeated axis move as items of that many bytes.
+    """
+    calls = m.copy
+    if item:
+        last = _last(reps)
+        w = math.prod(shape[last:]) * itemsize // item
+        shape, strides = (*shape[:last], w), (*strides[:last], item)
+        dest, reps = (*dest[:last], reps[last] * w), reps[: last + 1]
+        calls, itemsize = calls + m.item, item
+    out_strides = _c_strides(dest, 1)
+    view: list[tuple[int, int, int]] = []  # (extent, source stride, destination stride)
+    for d, r, st, t in zip(shape, reps, strides, out_strides, strict=True):
+        if d != 1 != r:
+            view += ((r, 0, d * t), (d, st, t))
+        elif d * r != 1:
+            view.append((d * r, st if r == 1 else 0, t))
+    size = math.prod(d for d, _, _ in view)
+    inner, src, dst = view[-1] if view else (1, 0, 1)
+    for d, s, t in reversed(view[:-1]):  # the axes that continue the innermost run
+        if s != src * inner or t != dst * inner:
+            break
+        inner *= d
+    nbytes = size * itemsize
+    work = size // inner * m.loop + size * (m.void if item > 8 else m.element) + nbytes * m.byte
+    return calls + (work * m.parallel if m.split_bytes and nbytes >= m.split_bytes else work)
+
+
+def _replicate_cost(m: Model, step: Replicate, out_shape: Shape, itemsize: int, /) -> float:
+    """The price of a copy inside the output."""
+    places = math.prod(step.places)
+    inner = math.prod(out_shape[step.axis + 1 :]) * itemsize
+    copies = -(-(step.stop - step.n) // step.n)
+    nbytes = places * (step.stop - step.n) * inner
+    work = places * copies * m.loop + nbytes * m.byte + (places * m.void if copies == 1 else 0)
+    return m.replicate + (work * m.parallel if m.split_bytes and nbytes >= m.split_bytes else work)
+
+
+def _repeat_cost(m: Model, step: Repeat, itemsize: int, /) -> float:
+    """The price of a `numpy.repeat` of blocks (one thread)."""
+    outer = math.prod(step.shape[: step.axis])
+    size = math.prod(step.shape) * step.r
+    return m.repeat + outer * step.r * m.loop + size * itemsize * m.byte
+
+
+def cost(program: Program, layout: Layout, m: Model, /) -> float:  # numpydoc ignore=PR01,RT01
+    """The model's price of `program` on an input of `layout`, in nanoseconds."""
+    itemsize, out_shape = layout.itemsize, program.out_shape
+    src = _promote_strides(layout, len(program.shape))  # the array so far's, in bytes
+    total = 0.0
+    for step in program.steps:
+        if isinstance(step, Copy):
+            fresh = _tiled(step.shape, step.reps)
+            dest = fresh if step.region is None else out_shape
+            total += _copy_cost(m, step.shape, src, step.reps, dest, itemsize, step.item)
+            if step.region is None:
+                src = _c_strides(fresh, itemsize)
+        elif isinstance(step, Repeat):
+            total += _repeat_cost(m, step, itemsize)
+            r = (1,) * step.axis + (step.r,) + (1,) * (len(step.shape) - step.axis - 1)
+            src = _c_strides(_tiled(step.shape, r), itemsize)
+        elif isinstance(step, Replicate):
+            total += _replicate_cost(m, step, out_shape, itemsize)
+        else:
+            whole = _copy_cost(m, program.shape, src, program.reps, out_shape, itemsize, 0)
+            total += whole - m.copy + m.native
+    return total
+
+
+def _promote_strides(layout: Layout, ndim: int, /) -> Shape:
+    """The input's strides in bytes, with 0 for the leading axes promotion adds."""
+    unit = layout.unit
+    return (0,) * (ndim - len(layout.strides)) + tuple(st * unit for st in layout.strides)
+
+
+def plan(
+    layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
+) -> Program:  # numpydoc ignore=PR01,RT01
+    """The cheapest of the `candidates` not named in `off` (the one copy is never off)."""
+    found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
+    return min(found, key=operator.attrgetter("cost"))
+
+
+# the candidates switched off in this thread or task (`switched_off`), for ablations
+OFF: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("OFF", default=frozenset())
+STRATEGIES = ("bytes", "native", "staged", "extended")
+
+
+@contextlib.contextmanager
+def switched_off(*names: str) -> Iterator[None]:
+    """
+    Plan without the candidates `names` (of `STRATEGIES`) inside this block.
+
+    Parameters
+    ----------
+    *names : str
+        Names from `STRATEGIES`.
+
+    Yields
+    ------
+    None
+        Inside the block the candidates are off.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not a strategy.
+    """
+    if unknown := set(names) - set(STRATEGIES):
+        msg = f"unknown strategies {sorted(unknown)}; they are {STRATEGIES}."
+        raise ValueError(msg)
+    token = OFF.set(OFF.get() | frozenset(names))
+    try:
+        yield
+    finally:
+        OFF.reset(token)
+
+
+def candidates(
+    layout: Layout, reps: Shape, m: Model, fresh: bool, /
+) -> list[Program]:  # numpydoc ignore=PR01,RT01
+    """
+    Every program that writes the tile of an input of `layout` by `reps`, priced.
+
+    `fresh`: the output is a new C-ordered array; else an existing one of any strides
+    (``out=``), written by copies only.
+    """
+    shape, reps = promote(tuple(layout.shape), reps)
+    out_shape = _tiled(shape, reps)
+    size = math.prod(out_shape)
+    base = Program(shape, reps, out_shape, size, ())
+    if not size:
+        return [base._replace(name="empty")]
+    one = base._replace(steps=(Copy(shape, reps),))
+    if _last(reps) < 0:
+        return [one]
+    strides = _promote_strides(layout, len(shape))
+    if len(view_shapes(shape, reps)[1]) > MAX_DIMS:
+        return [base._replace(steps=fit_rank(shape, reps), name="copy")]
+    found = [one]
+    item = _item(shape, strides, reps, layout, m, fresh)
+    if item:
+        found.append(one._replace(steps=(Copy(shape, reps, item=item),), name="bytes"))
+    if layout.tuned:
+        if m.native < math.inf:
+            found.append(base._replace(steps=(Whole(reps),), name="native"))
+        if m.repeat < math.inf:
+            found.append(base._replace(steps=_repeats(shape, reps), name="native"))
+        found += _staged(base, layout, strides, m, fresh)
+        if fresh and layout.raw and layout.parts and m.replicate < math.inf:
+            found += _extended(base, layout, strides, m)
+    return [p._replace(cost=cost(p, layout, m)) for p in found]
+
+
+def fit_rank(
+    shape: Shape, reps: Shape, most: int = MAX_DIMS, /
+) -> tuple[Step, ...]:  # numpydoc ignore=PR01,RT01
+    """One copy; first the smallest repeats of paired axes, whole, where the view is too deep."""
+    paired = sorted((r, i) for i, (d, r) in enumerate(zip(shape, reps, strict=True)) if d != 1 != r)
+    steps: list[Step] = []
+    for r, a in paired[: max(0, len(shape) + len(paired) - most)]:
+        steps.append(Repeat(shape, a, r))
+        shape = (*shape[:a], shape[a] * r, *shape[a + 1 :])
+        reps = (*reps[:a], 1, *reps[a + 1 :])
+    return (*steps, Copy(shape, reps))
+
+
+def _item(
+    shape: Shape, strides: Shape, reps: Shape, layout: Layout, m: Model, fresh: bool, /
+) -> int:
+    """The bytes a copy may move each run as (0: none): its runs contiguous, raw, fresh."""
+    last = _last(reps)
+    run = math.prod(shape[last:]) * layout.itemsize
+    if last < 0 or not (fresh and layout.raw and run > layout.itemsize) or m.item == math.inf:
+        return 0
+    if not _contiguous(shape[last:], strides[last:], layout.itemsize):
+        return 0
+    if m.any_item and run < 1 << 30:
+        return run
+    return max((w for w in m.words if run % w == 0 and w > layout.itemsize), default=0)
+
+
+def _repeats(shape: Shape, reps: Shape, /) -> tuple[Step, ...]:
+    """`numpy.tile`'s own program: each repeated axis in turn, from the outermost."""
+    steps: list[Step] = []
+    for a, r in enumerate(reps):
+        if r != 1:
+            steps.append(Repeat(shape, a, r))
+            shape = (*shape[:a], shape[a] * r, *shape[a + 1 :])
+    return tuple(steps)
+
+
+def _staged(
+    base: Program, layout: Layout, strides: Shape, m: Model, fresh: bool, /
+) -> list[Program]:
+    """
+    The programs that first tile inner repeated axes into a small fresh array.
+
+    For each set of staged axes (the innermost repeated ones, whole, maybe with part
+    of the next one's repeats) the cheapest chain of levels to it, each staged array
+    at most `STAGE_BYTES`; then the copy of the rest into the output.
+    """
+    shape, reps, itemsize, out_shape = base.shape, base.reps, layout.itemsize, base.out_shape
+    axes = [i for i, r in enumerate(reps) if r != 1]
+    n = len(axes)
+
+    def state(j: int) -> Shape:  # numpydoc ignore=PR01,RT01
+        """The staged shape with `axes[j:]` tiled."""
+        return tuple(
+            d * r if i in axes[j:] else d for i, (d, r) in enumerate(zip(shape, reps, strict=True))
+        )
+
+    def between(
+        j: int, k: int, part: tuple[int, int] = (-1, 1)
+    ) -> Shape:  # numpydoc ignore=PR01,RT01
+        """The repeats from state `k` to state `j`, and `part` (an axis, its repeats)."""
+        return tuple(
+            r if i in axes[j:k] else part[1] if i == part[0] else 1 for i, r in enumerate(reps)
+        )
+
+    def level(k: int, r: Shape) -> tuple[float, tuple[Step, ...]]:  # numpydoc ignore=PR01,RT01
+        """The cheapest chain to state `k`, then the level by `r` from it."""
+        src = strides if k == n else _c_strides(state(k), itemsize)
+        c = _copy_cost(m, state(k), src, r, _tiled(state(k), r), itemsize, 0)
+        return best[k][0] + c, (*best[k][1], Copy(state(k), r))
+
+    best: dict[int, tuple[float, tuple[Step, ...]]] = {n: (0.0, ())}
+    for j in range(n - 1, 0, -1):
+        if math.prod(state(j)) * itemsize > STAGE_BYTES:
+            break
+        best[j] = min((level(k, between(j, k)) for k in list(best)), key=operator.itemgetter(0))
+    found: list[Program] = []
+    for j in list(best):
+        cur = state(j)
+        left = between(0, j)
+        if best[j][1]:
+            found += _finals(base, layout, m, fresh, best[j][1], cur, left)
+        a = axes[j - 1]
+        r, room = reps[a], STAGE_BYTES // (math.prod(cur) * itemsize)
+        ks = [k for k in range(2, min(r - 1, room) + 1) if r % k == 0][-2:]
+        if layout.parts and 2 <= room < r and r % room:
+            ks.append(room)
+        for k in ks:
+            _, steps = min(
+                (level(i, between(j, i, (a, k))) for i in best if i >= j),
+                key=operator.itemgetter(0),
+            )
+            new = (*cur[:a], cur[a] * k, *cur[a + 1 :])
+            whole = (*left[:a], r // k, *left[a + 1 :])
+            if r % k == 0:
+                found += _finals(base, layout, m, fresh, steps, new, whole)
+                continue
+            at = whole[a] * new[a]
+            source = (*new[:a], r % k * shape[a], *new[a + 1 :])
+            tail = (*whole[:a], 1, *whole[a + 1 :])
+            into = tuple((0, v) for v in out_shape)
+            rest = (
+                Copy(new, whole, (*into[:a], (0, at), *into[a + 1 :])),
+                Copy(source, tail, (*into[:a], (at, out_shape[a]), *into[a + 1 :]), source),
+            )
+            found.append(base._replace(steps=(*steps, *rest), name="staged"))
+    return found
+
+
+def _finals(
+    base: Program,
+    layout: Layout,
+    m: Model,
+    fresh: bool,
+    steps: tuple[Step, ...],
+    cur: Shape,
+    left: Shape,
+    /,
+) -> list[Program]:
+    """The staged `steps`, then the copy of the staged array of `cur` by `left` (or by items)."""
+    final = [Copy(cur, left)]
+    staged = layout._replace(shape=cur, strides=_c_strides(cur, layout.itemsize), unit=1)
+    if item := _item(cur, staged.strides, left, staged, m, fresh):
+        final.append(Copy(cur, left, item=item))
+    return [base._replace(steps=(*steps, f), name="staged") for f in final]
+
+
+def _one_axis(extents: Shape, out_extents: Shape, /) -> bool:
+    """Whether places of `extents` in a C-ordered array of `out_extents` are one strided axis."""
+    axes = [i for i, e in enumerate(extents) if e != 1]
+    return all(
+        math.prod(out_extents[i + 1 : j + 1]) == extents[j] for i, j in itertools.pairwise(axes)
+    )
+
+
+def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> list[Program]:
+    """
+    The programs that write a corner of the output, then replicate it inside the output.
+
+    For each repeated axis `k` (with its corner's axes one strided axis where the
+    backend's copies do not interleave), the input tiled along the axes after `k` is
+    copied into the corner; then each repeated axis from `k` out is doubled, and
+    copied to the rest at once when that is cheaper (or one place is left).
+    """
+    shape, reps, out_shape, itemsize = base.shape, base.reps, base.out_shape, layout.itemsize
+    axes = [i for i, r in enumerate(reps) if r != 1]
+    found: list[Program] = []
+    for k in axes:
+        done = [a for a in axes if a <= k]
+        if not m.interleaved and not all(_one_axis(shape[:a], out_shape[:a]) for a in done):
+            continue
+        corner_reps = (1,) * (k + 1) + reps[k + 1 :]
+        corner = _tiled(shape, corner_reps)
+        region = tuple((0, v) for v in corner)
+        copies: list[Step] = [Copy(shape, corner_reps, region)]
+        if math.prod(shape[:k]) == 1 and (
+            item := _item(shape, strides, corner_reps, layout, m, True)
+        ):
+            copies.append(Copy(shape, corner_reps, region, item=item))
+        steps: list[Step] = []
+        for a in reversed(done):
+            places, total = shape[:a], out_shape[a]
+            spread = m.interleaved or math.prod(places) == 1
+            n = shape[a]
+            doubled: list[Step] = []
+            options: list[tuple[Step, ...]] = []
+            while n < total:
+                if spread:
+                    options.append((*doubled, Replicate(places, a, n, total)))
+                step = Replicate(places, a, n, min(2 * n, total))
+                doubled.append(step)
+                n = step.stop
+            options.append(tuple(doubled))
+
+            def price(option: tuple[Step, ...]) -> float:
+                """The price of one way to fill the axis."""
+                return sum(
+                    _replicate_cost(m, s, out_shape, itemsize)
+                    for s in option
+                    if isinstance(s, Replicate)
+                )
+
+            steps += min(options, key=price)  # type: ignore[arg-type]
+        for first in copies:
+            found.append(base._replace(steps=(first, *steps), name="extended"))
+    return found
+
+
+def explain(program: Program, /) -> str:
+    """
+    The steps of `program`, one line each, as ``python -m xtile explain`` prints them.
+
+    Parameters
+    ----------
+    program : Program
+        A program of `plan` or `candidates`.
+
+    Returns
+    -------
+    str
+        A heading, then one line per step, numbered.
+    """
+    p = program
+    lines = [f"{p.name}: tile {p.shape} by {p.reps} -> {p.out_shape}, cost {p.cost / 1e3:.1f} us"]
+    if not p.steps:
+        lines.append("  1. empty: allocate the output, nothing to copy")
+    for i, step in enumerate(p.steps, 1):
+        lines.append(f"  {i}. {_describe(step)}")
+    return "\n".join(lines)
+
+
+def _describe(step: Step, /) -> str:
+    """One step, in words."""
+    if isinstance(step, Whole):
+        return f"the backend's own tile by {step.reps}"
+    if isinstance(step, Repeat):
+        return f"repeat: {step.shape} along axis {step.axis} x{step.r} into a fresh array"
+    if isinstance(step, Replicate):
+        where = math.prod(step.places)
+        return f"replicate: axis {step.axis}, [0:{step.n}] copied to [{step.n}:{step.stop}]" + (
+            f" in {where} places" if where > 1 else ""
+        )
+    what = "copy" + (f" (runs as items of {step.item} bytes)" if step.item else "")
+    what += f": {step.shape} tiled by {step.reps}"
+    if step.source is not None:
+        what += " from [" + ", ".join(f":{n}" for n in step.source) + "]"
+    if step.region is None:
+        return f"{what} -> a fresh array"
+    return f"{what} -> output[" + ", ".join(f"{a}:{b}" for a, b in step.region) + "]"

@@ -1,0 +1,182 @@
+"""
+The interpreter: a program's steps run in one fixed order, by a backend's primitives.
+
+First the steps that each make a fresh array from the array so far (`Copy` into no
+region, `Repeat`, `Whole`); then, where a program has them, the steps that write one
+output: copies into its regions and `Replicate` inside it. A backend without a
+primitive gets the standard one, written against the array API alone.
+"""
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from array_api_compat import device, is_lazy_array
+
+from ._backends import Backend, Call, load
+from ._program import Copy, Layout, Model, Program, Repeat, Replicate, Whole, plan, view_shapes
+
+__all__ = ["KEPT", "compile_program", "compiled", "copy", "symbolic_tile"]
+
+Array = Any
+
+
+def copy(
+    x: Array, step: Copy, xp: Any, dest: Array | None = None
+) -> Array:  # numpydoc ignore=PR01,RT01
+    """The standard copy: the broadcast view, then one ``reshape(copy=True)``."""
+    out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
+    if dest is not None:
+        dest[...] = copy(x, step, xp)
+        return dest
+    if 0 in out_shape:  # no view of that shape (it may overflow)
+        if is_lazy_array(x):
+            return xp.empty(out_shape, dtype=x.dtype, device=device(x))
+        return xp.reshape(xp.reshape(x, (-1,))[0:0], out_shape, copy=True)  # autograd's graph kept
+    spread, view = view_shapes(step.shape, step.reps)
+    return xp.reshape(xp.broadcast_to(xp.reshape(x, spread), view), out_shape, copy=True)
+
+
+def _standard_repeat(step: Repeat, xp: Any) -> Call:
+    """A `Repeat` by concatenation (for a view past the backend's rank)."""
+    return lambda x, _: xp.concat([xp.reshape(x, step.shape)] * step.r, axis=step.axis)
+
+
+# the calls of programs kept: (library, layout, repeats, fresh, off) -> call; its size bounded
+KEPT: dict[tuple[Any, ...], Call] = {}
+
+
+def compile_program(
+    program: Program, backend: Backend, xp: Any, tile: Callable[..., Array] | None = None
+) -> Call:  # numpydoc ignore=PR01,RT01
+    """`program` as a call ``(x, out)``, each step's primitive made once."""
+    steps = program.steps or (Copy(program.shape, program.reps),)
+    cut = next((i for i, s in enumerate(steps) if _inside(s)), len(steps))
+    fresh: list[Call] = []
+    for step in steps[:cut]:
+        if isinstance(step, Whole):
+            fresh.append(lambda x, _, r=step.reps: backend.whole(x, r, xp, tile))  # type: ignore[misc]
+        elif isinstance(step, Repeat):
+            fresh.append((backend.repeat or functools.partial(_standard_repeat, xp=xp))(step))
+        elif isinstance(step, Copy):
+            fresh.append(_copier(step, backend, xp))
+    if cut == len(steps):
+        *before, last = fresh
+        direct = isinstance(steps[-1], Copy) and not steps[-1].item
+
+        def run(x: Array, out: Array | None) -> Array:
+            for call in before:
+                x = call(x, None)
+            if out is None or direct:
+                return last(x, out)
+            out[...] = last(x, None)
+            return out
+
+        return run
+    writes = [
+        _write(step, backend, xp) for step in steps[cut:] if isinstance(step, Copy | Replicate)
+    ]
+    out_shape = program.out_shape
+    empty = backend.empty or (lambda s, x: xp.empty(s, dtype=x.dtype, device=device(x)))
+
+    def run_into(x: Array, out: Array | None) -> Array:  # numpydoc ignore=GL08,PR01,RT01
+        """One call of the step."""
+        for call in fresh:
+            x = call(x, None)
+        if out is None:
+            out = empty(out_shape, x)
+        for write in writes:
+            write(x, out)
+        return out
+
+    return run_into
+
+
+def _inside(step: object) -> bool:
+    """Whether `step` writes into the output (a region copy, a replication)."""
+    return isinstance(step, Replicate) or (isinstance(step, Copy) and step.region is not None)
+
+
+def _copier(step: Copy, backend: Backend, xp: Any) -> Call:
+    """The backend's copy of `step`, or the standard one."""
+    if backend.copy is not None:
+        return backend.copy(step)
+    return lambda x, dest: copy(x, step, xp, dest)
+
+
+def _write(step: Copy | Replicate, backend: Backend, xp: Any) -> Callable[[Array, Array], Any]:
+    """A step that writes into the output, as a call ``(x, out)``."""
+    if isinstance(step, Replicate):
+        replicate = backend.replicate
+        return lambda _, out: replicate(out, step)  # type: ignore[misc]
+    assert isinstance(step, Copy)
+    copy_ = _copier(step, backend, xp)
+    into = tuple(slice(a, b) for a, b in step.region or ())
+    if step.source is None:
+        return lambda x, out: copy_(x, out[into])
+    source = tuple(slice(0, n) for n in step.source)
+    return lambda x, out: copy_(xp.reshape(x, _shape_of(step, x))[source], out[into])
+
+
+def _shape_of(step: Copy, x: Array) -> tuple[int, ...]:
+    """The array so far's promoted shape (a part's source has its rank)."""
+    shape: tuple[int, ...] = tuple(x.shape)
+    return (1,) * (len(step.source or ()) - len(shape)) + shape
+
+
+@functools.lru_cache(maxsize=256)
+def compiled(
+    name: str, layout: Layout, reps: tuple[int, ...], fresh: bool, off: frozenset[str]
+) -> tuple[Program, Call]:  # numpydoc ignore=PR01,RT01
+    """The cheapest program of a planned backend's input, and its call: kept per key."""
+    backend = load(name)
+    model: Model = backend.model if layout.tuned else backend.device
+    program = plan(layout, reps, model, fresh, off)
+    call = compile_program(program, backend, backend.xp)
+    if len(KEPT) >= 256:
+        KEPT.clear()
+    KEPT[name, layout, reps, fresh, off] = call
+    return program, call
+
+
+def symbolic_tile(
+    x: Array, reps: tuple[int, ...], out_shape: tuple[int | None, ...], dims: Array, xp: Any
+) -> Array:  # numpydoc ignore=PR01,RT01
+    """The tile of a lazy `x` with unknown dimensions whose run-time shape is array `dims`."""
+    lead = len(out_shape) - x.ndim
+    shape = (1,) * lead + tuple(x.shape)
+    reps = (1,) * (len(out_shape) - len(reps)) + reps
+    if lead:
+        x = x[(None,) * lead + (...,)]
+    if 0 in out_shape or out_shape.count(None) > 1:
+        return _concat_tile(x, reps, xp)
+    index: list[slice | None] = []
+    view: list[Array] = []
+    for i, (d, r) in enumerate(zip(shape, reps, strict=True)):
+        n = dims[i - lead : i - lead + 1] if d is None else xp.asarray([d], dtype=xp.int64)
+        if d != 1 != r:
+            index += (None, slice(None))
+            view += (xp.asarray([r], dtype=xp.int64), n)
+        else:
+            index.append(slice(None))
+            view.append(n * r)
+    broadcast = xp.broadcast_to(x[tuple(index)], xp.concat(view))
+    return xp.reshape(broadcast, tuple(-1 if d is None else d for d in out_shape), copy=True)
+
+
+def _concat_tile(x: Array, reps: tuple[int, ...], xp: Any) -> Array:
+    """The tile by concatenation, doubling along each axis (a repeat of 0 takes no index)."""
+    tiled = x
+    for axis, r in enumerate(reps):
+        if r == 0:
+            tiled = xp.take(tiled, xp.asarray([], dtype=xp.int64), axis=axis)
+            continue
+        parts, left = [], r
+        while left:
+            if left & 1:
+                parts.append(tiled)
+            left >>= 1
+            if left:
+                tiled = xp.concat([tiled, tiled], axis=axis)
+        tiled = xp.concat(parts, axis=axis) if len(parts) > 1 else parts[0]
+    return xp.asarray(x, copy=True) if tiled is x else tiled
