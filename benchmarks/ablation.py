@@ -3,10 +3,10 @@ Ablation: xtile with each of its strategies switched off in turn, against the na
 
 For every backend and case it builds the input once and times, interleaved in one
 `xtile._cli._bench.best_times` call: the native tile; `xtile.tile` as users call it;
-`xtile.tile` inside ``xtile._plan.switched_off()`` with nothing off (all on, the
+`xtile.tile` inside ``xtile._program.switched_off()`` with nothing off (all on, the
 baseline of the ratios, with the same cost of entering the block as the others);
 and `xtile.tile` inside ``switched_off(name)`` for each name of
-``xtile._plan.STRATEGIES``. Each variant's result is checked once per case against
+``xtile._program.STRATEGIES``. Each variant's result is checked once per case against
 the native tile; a variant that differs or raises is reported and left out.
 
 Reported per backend and case source, for each strategy: the geomean, min and max
@@ -17,7 +17,7 @@ time over xtile's: above 1 xtile is faster). Usage::
 
     python benchmarks/ablation.py [--backends numpy,torch-1thread,torch]
         [--cases sweep:23:300,gen2:5:300,matrix] [--repeat 5] [--csv FILE]
-        [--only stage,extend]
+        [--only staged,extended]
 
 Case sources: ``sweep:SEED:N`` is ``xtile._cli._bench.sweep_cases(N, SEED)``,
 ``gen2:SEED:N`` is ``shapes2.cases(N, SEED)`` (``benchmarks/shapes2.py``) and
@@ -38,7 +38,7 @@ import numpy as np
 import shapes2  # benchmarks/shapes2.py, beside this script
 
 import xtile
-from xtile import _plan
+from xtile import _program
 from xtile._cli import _bench
 
 # a strategy "changed" a case when it moves its time by more than this, either way
@@ -135,7 +135,7 @@ def _within(names: Sequence[str], call: Callable[[], Any]) -> Callable[[], Any]:
 
     def switched() -> Any:  # numpydoc ignore=RT01
         """The call, with the strategies `names` off."""
-        with _plan.switched_off(*names):
+        with _program.switched_off(*names):
             return call()
 
     return switched
@@ -157,7 +157,7 @@ def run(
     sources : sequence of (str, sequence of Case)
         Named lists of cases (`parse_sources`).
     strategies : sequence of str
-        The strategies to switch off, one at a time: names of ``xtile._plan.STRATEGIES``.
+        The strategies to switch off, one at a time: names of ``xtile._program.STRATEGIES``.
     repeat : int, optional
         Samples per timing.
 
@@ -406,12 +406,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--csv", help="write every time and ratio to this CSV file")
     parser.add_argument("--only", help="comma-separated strategies to switch off (default: all)")
     args = parser.parse_args(argv)
-    strategies = list(_plan.STRATEGIES)
+    strategies = list(_program.STRATEGIES)
     if args.only:
         strategies = [s.strip() for s in args.only.split(",") if s.strip()]
-        unknown = set(strategies) - set(_plan.STRATEGIES)
+        unknown = set(strategies) - set(_program.STRATEGIES)
         if unknown:
-            parser.error(f"unknown strategies {sorted(unknown)}; they are {_plan.STRATEGIES}")
+            parser.error(f"unknown strategies {sorted(unknown)}; they are {_program.STRATEGIES}")
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     sources = parse_sources(args.cases)
     sys.stderr.write(

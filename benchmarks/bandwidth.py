@@ -5,7 +5,7 @@ The cases: outputs of 32 MB or more with runs of 64 bytes or more, from the matr
 from the sweep and from the second generator (``shapes2.py``), plus a fixed few.
 The bound is the faster of the plain copy and a fresh buffer of the output's bytes
 written by every core (``xtile._cli._bench.fill``). ``--before`` switches off xtile's
-slabs and huge pages (`xtile._threads`, `xtile._fast.torch`), as before they were
+slabs and huge pages (`xtile._threads`, `xtile._backends.torch`), as before they were
 built. Usage::
 
     python benchmarks/bandwidth.py [--backends numpy,torch-1thread,torch] [--seed 0]
@@ -57,7 +57,7 @@ def main() -> None:
 
         _threads.PARALLEL_BYTES = 1 << 62
         if "torch" in args.backends:
-            from xtile._fast import torch as fast
+            from xtile._backends import torch as fast
 
             fast.HUGE_BYTES = 1 << 62
     drawn = [*_bench.sweep_cases(args.draws, args.seed), *shapes2.cases(args.draws, args.seed)]

@@ -60,7 +60,7 @@ def main() -> None:
         if name == "torch":
             import torch
 
-            from xtile._fast import torch as module
+            from xtile._backends import torch as module
         else:
             module = _threads
         knob = "HUGE_BYTES" if name == "torch" else "PARALLEL_BYTES"

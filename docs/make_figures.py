@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import xtile
-from xtile._agnostic import view_shapes
+from xtile._program import view_shapes
 
 STATIC = Path(__file__).parent / "_static"
 

@@ -102,7 +102,9 @@ def test_ablation_script() -> None:
     done = subprocess.run(
         [sys.executable, str(script), *args], capture_output=True, text=True, check=True
     )
-    for name in ("bytes", "stage", "extend", "repeat"):
+    from xtile import _program
+
+    for name in _program.STRATEGIES:
         assert f"| {name} |" in done.stdout
     assert "gen2:3:2" in done.stdout
 

@@ -1,83 +1,259 @@
-"""The layout promised to a reader: one standard-only tile, fast paths beside it, a lean import."""
+"""The layout promised to a reader: a pure planner, one interpreter, backends, layers."""
 
 import ast
 import importlib
+import importlib.util
+import io
 import json
 import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import xtile
-import xtile._fast
-from xtile import _agnostic
-from xtile._lib._registry import LIBRARIES, NAMESPACES
+import xtile._backends
+import xtile._run
+from xtile._backends import LIBRARIES, STANDARD
 from xtile._testing import Backend, arange, assert_tile
 
 PACKAGE = Path(xtile.__file__).parent
 BACKEND_NAMES = [lib.name for lib in LIBRARIES]
+BACKENDS_DIR = PACKAGE / "_backends"
 
 
-@pytest.mark.parametrize("module", ["_agnostic.py", "_plan.py", "_cache.py"])
-def test_agnostic_names_no_backend(module: str) -> None:
-    """The executor, the planner and the cache reach arrays only through what they are given."""
+def _code_words(source: str) -> list[str]:
+    """The names and string literals of `source`, less its comments and docstrings."""
+    docstrings = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                docstrings.add(body[0].value.lineno)
+    words = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.NAME or (
+            tok.type == tokenize.STRING and tok.start[0] not in docstrings
+        ):
+            words.append(tok.string)
+    return words
+
+
+@pytest.mark.parametrize(
+    ("module", "allowed"),
+    [("_program.py", ()), ("_run.py", ("array_api_compat",))],
+)
+def test_planner_and_interpreter_name_no_backend(module: str, allowed: tuple[str, ...]) -> None:
+    """
+    The planner (integers only) and the interpreter reach arrays only through a backend.
+
+    No name or string of their code names an array library; the planner imports the
+    standard library alone, the interpreter also array-api-compat (the standard
+    namespace of any array) and the modules below it.
+    """
     source = (PACKAGE / module).read_text()
-    for name in BACKEND_NAMES:
-        assert not re.search(rf"\b{name}\b", source, flags=re.IGNORECASE), name
+    for word in _code_words(source):
+        for name in BACKEND_NAMES:
+            assert not re.search(rf"\b{name}\b", word, flags=re.IGNORECASE), (name, word)
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            assert all(alias.name in sys.stdlib_module_names for alias in node.names)
+            assert all(
+                alias.name.partition(".")[0] in (*sys.stdlib_module_names, *allowed)
+                for alias in node.names
+            )
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            assert (node.module or "").partition(".")[0] in sys.stdlib_module_names
+            assert (node.module or "").partition(".")[0] in (*sys.stdlib_module_names, *allowed)
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 1
-            assert (node.module or "").startswith(("_lib", "_plan")), node.module
+            below = {"_program.py": (), "_run.py": ("_program", "_backends")}[module]
+            assert (node.module or "") in below, node.module
 
 
-def test_one_registry_of_libraries() -> None:
-    """The harness's backends, `_fast`'s imports and the registry name the same libraries."""
-    assert {NAMESPACES[b.modname].name for b in Backend} == set(BACKEND_NAMES)
-    source = (PACKAGE / "_fast" / "__init__.py").read_text()
-    (imports,) = (
-        n
-        for n in ast.walk(ast.parse(source))
-        if isinstance(n, ast.FunctionDef) and n.name == "_import"
-    )
-    compared = {
+def _load_branches() -> set[str]:
+    """The library names `xtile._backends.load` compares with, one branch each."""
+    source = (BACKENDS_DIR / "__init__.py").read_text()
+    tree = ast.parse(source)
+    (load,) = (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "load")
+    return {
         c.value
-        for n in ast.walk(imports)
+        for n in ast.walk(load)
         if isinstance(n, ast.Compare)
         for c in n.comparators
         if isinstance(c, ast.Constant)
     }
-    assert compared == xtile._fast.LIBRARIES
 
 
-def test_fast_paths_one_module_each() -> None:
-    """Each registered backend has one module, with one typed entry; no module is unlisted."""
-    modules = {p.stem for p in (PACKAGE / "_fast").glob("*.py")} - {"__init__"}
-    assert modules == xtile._fast.LIBRARIES
-    for module in modules:
-        if importlib.util.find_spec(module) is None:
-            continue  # the backend is not installed here
-        prims = importlib.import_module(f"xtile._fast.{module}").PRIMITIVES
-        assert isinstance(prims, _agnostic.Primitives)
-        assert prims != _agnostic.STANDARD
+def test_one_registry_of_libraries() -> None:
+    """The harness's backends, `LIBRARIES` and `load`'s branches name the same libraries."""
+    assert {b.library for b in Backend} == set(BACKEND_NAMES)
+    assert len(BACKEND_NAMES) == len(set(BACKEND_NAMES))
+    assert _load_branches() <= set(BACKEND_NAMES)
+    for name in set(BACKEND_NAMES) - _load_branches():
+        assert xtile._backends.load(name) is STANDARD  # the standard tile alone
 
 
-def test_primitives_never_order_the_steps() -> None:
-    """The order of the steps is written once, in the planner: no backend module plans."""
-    for path in (PACKAGE / "_fast").glob("*.py"):
+def test_backends_one_module_each() -> None:
+    """Each backend with primitives has one module, with one `BACKEND`; no module is unlisted."""
+    modules = {p.stem for p in BACKENDS_DIR.glob("*.py")} - {"__init__"}
+    assert modules == _load_branches()
+    for name in modules:
+        if importlib.util.find_spec(name) is None:
+            continue  # the library is not installed here
+        module = importlib.import_module(f"xtile._backends.{name}")
+        backend = module.BACKEND
+        assert isinstance(backend, xtile._backends.Backend)
+        assert backend.name == name
+        assert backend != STANDARD
+        assert xtile._backends.load(name) is backend
+        assert module.__all__ == ["BACKEND"]
+        if hasattr(module, "MODEL"):  # a fitted model prices the layouts it tunes
+            assert backend.model is module.MODEL
+        assert (backend.layout is None) == (backend.model == xtile._program.Model())
+
+
+def test_backends_never_order_the_steps() -> None:
+    """The steps are chosen once, in the planner, and run once, in the interpreter."""
+    for path in BACKENDS_DIR.glob("*.py"):
         source = path.read_text()
-        assert "program(" not in source, path.name
-        assert "STRATEGIES" not in source, path.name
+        for word in ("candidates(", "plan(", "compile_program(", "STRATEGIES", "OFF"):
+            assert word not in source, (path.name, word)
+        tree = ast.parse(source)
+        imported = {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "_program"
+            for alias in node.names
+        }
+        assert not imported & {"candidates", "plan", "cost", "switched_off"}, path.name
+
+
+# the layers, lowest first: a module imports only from the layers below its own
+LAYERS = [
+    {"xtile._program", "xtile._threads"},
+    {"xtile._backends"},
+    {"xtile._run"},
+    {"xtile._front"},
+    {"xtile._tile"},
+    {"xtile.onnx", "xtile.openvino"},
+]
+
+
+# reads `xtile.__version__` inside a function, once the package is loaded (threadpoolctl's)
+READS_THE_VERSION = {("xtile._threads", "xtile")}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _resolve(importer: str, is_package: bool, node: ast.ImportFrom | ast.Import) -> list[str]:
+    """The xtile modules an import statement of module `importer` loads."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.partition(".")[0] == "xtile"]
+    if node.level == 0:
+        base = node.module or ""
+        if base.partition(".")[0] != "xtile":
+            return []
+    else:
+        package = importer.split(".") if is_package else importer.split(".")[:-1]
+        package = package[: len(package) - node.level + 1]
+        base = ".".join([*package, node.module] if node.module else package)
+    found = []
+    for alias in node.names:  # `from . import name`: a module where one is named so
+        sub = f"{base}.{alias.name}"
+        found.append(sub if _is_module(sub) else base)
+    return found
+
+
+def _is_module(name: str) -> bool:
+    """Whether xtile has a module (a file or a package) of dotted `name`."""
+    path = PACKAGE.parent.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _imports() -> dict[str, dict[str, bool]]:
+    """Each xtile module's xtile imports, each with whether it runs at import (module level)."""
+    graph: dict[str, dict[str, bool]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        name = _module_name(path)
+        tree = ast.parse(path.read_text())
+        top = {id(n) for n in tree.body} | {
+            id(n) for s in tree.body if isinstance(s, ast.If | ast.Try) for n in ast.walk(s)
+        }
+        edges = graph.setdefault(name, {})
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for target in _resolve(name, path.name == "__init__.py", node):
+                    edges[target] = edges.get(target, False) or id(node) in top
+    return graph
+
+
+def _layer(module: str) -> int | None:
+    for i, layer in enumerate(LAYERS):
+        if module in layer or any(module.startswith(f"{m}.") for m in layer):
+            return i
+    return None
+
+
+def test_layers_import_only_below() -> None:
+    """
+    _program < _backends < _run < _front < _tile < onnx / openvino, with no import cycle.
+
+    Each module imports (at its top or inside a function) only from modules of a lower
+    layer, or of its own package (a backend module from `xtile._backends`); none of the
+    library imports the harness, the command line or the package root.
+    """
+    graph = _imports()
+    assert {m for layer in LAYERS for m in layer} <= set(graph)
+    for module, edges in graph.items():
+        mine = _layer(module)
+        if mine is None:
+            continue  # the package root, the command line, the harness: above every layer
+        for target, top in edges.items():
+            if (module, target) in READS_THE_VERSION:
+                assert not top, f"{module} imports {target} at its top"
+                continue
+            theirs = _layer(target)
+            assert theirs is not None, f"{module} imports {target}, above every layer"
+            package = module.rpartition(".")[0] if module.count(".") > 1 else module
+            same_package = target == package or target.startswith(f"{package}.")
+            assert theirs < mine or (theirs == mine and same_package), f"{module} -> {target}"
+    # no cycle among the imports that run when a module is imported
+    order: list[str] = []
+    state: dict[str, int] = {}
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        if state.get(module) == 2:
+            return
+        assert state.get(module) != 1, "import cycle: " + " -> ".join((*path, module))
+        state[module] = 1
+        for target, top in graph.get(module, {}).items():
+            if top and target != module:
+                visit(target, (*path, module))
+        state[module] = 2
+        order.append(module)
+
+    for module in sorted(graph):
+        visit(module, ())
+    assert len(order) == len(graph)
+
+
+@pytest.mark.parametrize(
+    "module", sorted({m for layer in LAYERS for m in layer} | {"xtile._backends.numpy"})
+)
+def test_each_module_imports_first(module: str) -> None:
+    """Each module imports in a fresh process before any other xtile module: no cycle bites."""
+    code = f"import {module}, xtile; print(xtile.tile_shape((2,), 3))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "(6,)"
 
 
 def test_import_loads_no_backend() -> None:
-    """``import xtile`` loads no array library, harness, benchmark, fast path or plotting."""
+    """``import xtile`` loads no array library, harness, benchmark, backend module or plotting."""
     code = (
         "import sys, time; t = time.perf_counter(); import xtile; "
         "t = time.perf_counter() - t; import json; "
@@ -89,7 +265,7 @@ def test_import_loads_no_backend() -> None:
     roots = {m.partition(".")[0] for m in modules}
     assert not roots & {*BACKEND_NAMES, "matplotlib", "ml_dtypes", "pytest", "hypothesis"}
     loaded = {m for m in modules if m.startswith("xtile.")}
-    assert not {m for m in loaded if m.startswith(("xtile._fast.", "xtile._testing"))}
+    assert not {m for m in loaded if m.startswith(("xtile._backends.", "xtile._testing"))}
     assert not {m for m in loaded if m.startswith("xtile._cli")}
     assert seconds < 5  # a sanity bound, not a benchmark
 
@@ -101,17 +277,17 @@ def test_impl_fixture_selects_the_path(
 ) -> None:  # fmt: skip
     """ "standard" runs the standard-only copy; "fast" runs a backend's own where it has one."""
     calls: list[object] = []
-    copy = _agnostic.copy
+    copy = xtile._run.copy
 
     def counting_copy(*args: Any) -> Any:
         calls.append(args)
         return copy(*args)
 
-    monkeypatch.setattr(_agnostic, "copy", counting_copy)
+    monkeypatch.setattr(xtile._run, "copy", counting_copy)
     x = make(arange(shape))
     assert_tile(xtile.tile(x, reps), x, reps, xp)
-    fast = xtile._fast.lookup(library.modname.partition(".")[0])
-    if impl == "standard" or fast is None:
+    backend = xtile._backends.load(library.library)
+    if impl == "standard" or (backend.copy is None and backend.whole is None):
         assert calls
-    elif fast.copier is not None or fast.tile is not None:
+    else:
         assert not calls

@@ -3,6 +3,7 @@
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from xtile._testing import Backend, _oracles
@@ -102,17 +103,35 @@ def test_bench_quick() -> None:
 
 
 def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
-    """``python -m xtile explain`` prints a call's steps, and each strategy switched off."""
+    """``python -m xtile explain`` prints the chosen program, then each candidate it beat."""
+    from xtile import _backends, _program
     from xtile._cli import main
 
     assert main(["explain", "3,1", "39631,2", "--dtype", "float64"]) == 0
     out = capsys.readouterr().out
-    assert "tile (3, 1) by (39631, 2) -> (118893, 2)" in out
-    assert "1. stage: (3, 1) tiled by (86, 2) into a fresh (258, 2)" in out
-    assert "-> output[118680:118893, 0:2]" in out
-    assert "with 'stage' off:" in out
+    header, *lines = out.splitlines()
+    assert header == "numpy, float64 (8 bytes per element):"
+    heads = [line for line in lines if not line.startswith("  ")]
+    assert heads[0].startswith("chosen ")
+    assert all(h.startswith("beat ") for h in heads[1:])
+    assert all("tile (3, 1) by (39631, 2) -> (118893, 2)" in h for h in heads)
+    names = [h.split()[1].rstrip(":") for h in heads]
+    assert set(names) <= {"copy", "bytes", "native", "staged", "extended"}
+    assert names.count("copy") == 1
+    costs = [float(h.rpartition("cost ")[2].removesuffix(" us")) for h in heads]
+    assert costs == sorted(costs)  # the cheapest first
+    # every candidate of the call, step by step, as `xtile._program.explain` writes it
+    numpy = _backends.load("numpy")
+    layout = numpy.layout(np.empty((3, 1)))
+    found = sorted(_program.candidates(layout, (39631, 2), numpy.model, True), key=lambda p: p.cost)
+    assert found[0] == _program.plan(layout, (39631, 2), numpy.model, True)
+    said = [("chosen " if i == 0 else "beat ") + _program.explain(p) for i, p in enumerate(found)]
+    assert lines == "\n".join(said).splitlines()
+    assert "-> output[" in out  # a staged program's whole copies, then the rest
     assert main(["explain", "(100, 100, 3)", "10,10,10", "--backend", "numpy"]) == 0
-    assert "extend (spread)" in capsys.readouterr().out
+    assert "replicate: axis" in capsys.readouterr().out  # an extended candidate
+    assert main(["explain", "3,4", "2", "--backend", "jax"]) == 0
+    assert "the backend's own computation" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["explain", "3,x", "2"])
     assert "integers separated by commas" in capsys.readouterr().err
@@ -148,5 +167,5 @@ def test_explain_takes_the_backends_dtypes(capsys: pytest.CaptureFixture[str]) -
 
 def test_explain_help_is_complete() -> None:
     out = _run("explain", "--help")
-    for word in ("SHAPE", "REPEATS", "--dtype", "--backend", "bytes, stage, extend, repeat"):
+    for word in ("SHAPE", "REPEATS", "--dtype", "--backend", "candidate"):
         assert word in out

@@ -1,7 +1,7 @@
 """
 The path of a device array, shown where no GPU is: PyTorch's ``meta`` device.
 
-A CuPy array has no fast path (``xtile._fast``), so it takes the standard-only tile:
+A CuPy array has no backend module (``xtile._backends``), so it takes the standard-only tile:
 views, then one copy on its device, never staging (host memory only) nor a transfer
 to the host. PyTorch's ``meta`` tensors have shapes and dtypes but no data, so any
 host transfer or read of values would fail on them: run through the same standard
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import xtile
-import xtile._fast
+import xtile._backends
 
 torch = pytest.importorskip("torch")
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
@@ -54,7 +54,10 @@ class _Record(TorchDispatchMode):
 
 
 def test_cupy_takes_the_standard_tile() -> None:
-    assert xtile._fast.lookup("cupy") is None
+    """No primitive of its own: views, then the standard copy, never planned."""
+    cupy = xtile._backends.load("cupy")
+    assert cupy.name == xtile._backends.STANDARD.name
+    assert cupy.layout is cupy.copy is cupy.repeat is cupy.replicate is cupy.whole is None
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int8", "complex128", "bool"])

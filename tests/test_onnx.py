@@ -147,7 +147,7 @@ class TestTile:
     def test_string_tensors(self, kind: str) -> None:
         words = np.array([["a", "bc"], ["", "def"]])
         x = words.astype(np.dtypes.StringDType() if kind == "StringDType" else kind)
-        assert_tile(xtile.onnx.tile(x, (2, 3)), x, (2, 3), xtile._lib._compat.array_namespace(x))
+        assert_tile(xtile.onnx.tile(x, (2, 3)), x, (2, 3), xtile._backends.of(x)[0])
 
     def test_non_array_input(self) -> None:
         with pytest.raises(TypeError, match="ONNX Tile-13: `input` must be an array"):

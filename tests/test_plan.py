@@ -1,106 +1,279 @@
-"""The planner on its own, and every program it writes run through each backend's primitives."""
+"""The planner on its own, and every candidate it writes run by each backend's primitives."""
 
+import importlib.util
 import itertools
 import math
 from typing import Any
 
+import array_api_compat.numpy as np_xp
 import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from xtile import _agnostic, _fast, _plan
-from xtile._lib._compat import array_namespace
-from xtile._plan import Copy, Layout, Move, Repeat, Spread, Stage
+from xtile import _backends, _program, _run
+from xtile._program import Copy, Layout, Model, Program, Repeat, Replicate, Whole
+from xtile._testing import to_numpy
 
-NUMPY = _fast.lookup("numpy")
-assert NUMPY is not None
+NUMPY = _backends.load("numpy")
+# the names `candidates` may give (docs/how-it-works.md)
+NAMES = {"copy", "bytes", "native", "staged", "extended", "empty"}
+DTYPES = {1: "int8", 2: "int16", 4: "int32", 8: "int64", 16: "complex128"}
+SENTINEL = -1  # never a value of `_array`: a byte left unwritten shows
 
 
-def _layout(shape: tuple[int, ...], itemsize: int, **flags: bool) -> Layout:
+def _have(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
+
+
+def _array(shape: tuple[int, ...], itemsize: int, order: str = "C") -> Any:
+    """A NumPy array of `shape`, elements of `itemsize` bytes, values 1 to 120."""
+    a = (np.arange(math.prod(shape)) % 120 + 1).astype(DTYPES[itemsize]).reshape(shape)
+    return np.asfortranarray(a) if order == "F" and a.ndim > 1 else a
+
+
+def _c_layout(shape: tuple[int, ...], itemsize: int, **flags: bool) -> Layout:
+    """A C-ordered input's layout (strides in bytes), every flag on unless given."""
     strides = tuple(itemsize * math.prod(shape[i + 1 :]) for i in range(len(shape)))
     return Layout(shape, strides, itemsize, **{"raw": True, "parts": True, "tuned": True, **flags})
 
 
-def _kinds(
-    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, fresh: bool = True, **flags: bool
-) -> str:
-    """The program's steps by name, e.g. "stage copy copy"."""
-    program = _plan.program(_layout(shape, itemsize, **flags), reps, NUMPY.tuning, fresh=fresh)
-    names = []
-    for step in program.steps:
-        name = type(step).__name__.lower()
-        if isinstance(step, Copy) and step.item:
-            name = "bytes"
-        names.append(name)
-    return " ".join(dict.fromkeys(names))  # each kind once, in order
+def _writes_into_output(program: Program) -> bool:
+    """Whether a step writes into a part of the output (a region copy, a replication)."""
+    return any(
+        isinstance(s, Replicate) or (isinstance(s, Copy) and s.region is not None)
+        for s in program.steps
+    )
+
+
+def _has_items(program: Program) -> bool:
+    """Whether a copy moves its runs as items of several elements."""
+    return any(isinstance(s, Copy) and s.item for s in program.steps)
+
+
+def _out_like(program: Program, x: Any, fresh: bool) -> Any:
+    """An output of `x`'s library filled with the sentinel: C-ordered, else Fortran-ordered."""
+    shape = program.out_shape
+    if type(x).__module__.startswith("torch"):
+        import torch
+
+        if fresh:
+            return torch.full(shape, SENTINEL, dtype=x.dtype)
+        return torch.full(shape[::-1], SENTINEL, dtype=x.dtype).permute(
+            tuple(reversed(range(len(shape))))
+        )
+    if isinstance(x, np.ndarray):
+        if fresh:
+            return np.full(shape, SENTINEL, dtype=x.dtype)
+        return np.full(shape[::-1], SENTINEL, dtype=x.dtype).T
+    import array_api_strict as xp  # the only other library run here
+
+    return xp.full(shape, SENTINEL, dtype=x.dtype)
+
+
+def _check(program: Program, x: Any, backend: _backends.Backend, xp: Any, fresh: bool) -> None:
+    """
+    `program` run by `backend`'s primitives writes `numpy.tile`'s every byte.
+
+    Into an output filled with a sentinel (C-ordered for a fresh program, Fortran-ordered
+    for one that writes an existing `out=`), so that a dropped step shows; a fresh
+    program also into no output at all: a new array apart from `x`.
+    """
+    call = _run.compile_program(program, backend, xp)
+    want = np.tile(to_numpy(x), program.reps)
+    why = f"{backend.name}: {_program.explain(program)}"
+    out = _out_like(program, x, fresh)
+    got = call(x, out)
+    np.testing.assert_array_equal(to_numpy(out), want, why)
+    np.testing.assert_array_equal(to_numpy(got), want, why)
+    if fresh:
+        got = call(x, None)
+        assert tuple(got.shape) == program.out_shape, why
+        np.testing.assert_array_equal(to_numpy(got), want, why)
+        if isinstance(x, np.ndarray):
+            assert not np.shares_memory(got, x), why
+
+
+# (shape, repeats, itemsize): the cases that once picked each strategy of the old planner
+CASES = [
+    ((8, 8), (2, 2), 4),  # small
+    ((300, 300), (4, 4), 4),  # long runs
+    ((4000, 3), (1, 100), 4),  # short runs of a long input
+    ((40, 3), (1, 1000), 4),  # one repeated axis
+    ((2, 3, 4, 5), (10, 10, 10, 10), 4),
+    ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3), 4),
+    ((3, 1), (39639, 2), 8),  # a repeat with divisors
+    ((3, 1), (39631, 2), 8),  # a prime repeat: whole copies, then the rest
+    ((50, 40, 3), (6, 5, 10), 4),
+    ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 16),  # a small corner
+    ((400, 2), (3, 1000), 4),  # a word run
+    ((490, 1, 1, 1), (2, 1, 1, 600), 1),  # a long fill
+    ((2,), (110941,), 8),
+    ((40, 2), (3, 1000), 4),
+    ((129, 3), (50, 9), 2),
+    ((3, 5, 2), (2, 3, 700), 16),
+    ((), (3, 4), 8),  # 0-D
+    ((3, 4), (1, 1), 2),  # nothing repeats
+    ((3, 4), (2,), 1),  # promoted repeats
+    ((3,), (2, 1, 2), 4),  # promoted input
+    ((0, 3), (2, 2), 4),  # empty
+    ((5,), (0,), 4),
+]
+
+
+@pytest.mark.parametrize("fresh", [True, False], ids=["fresh", "out"])
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize(("shape", "reps", "itemsize"), CASES, ids=str)
+def test_programs(
+    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, order: str, fresh: bool
+) -> None:
+    """
+    Every candidate is named from the documented set and tiles right; the plan is the cheapest.
+
+    What each case picks depends on the fitted costs; what must hold is that every
+    candidate writes `numpy.tile`'s bytes, on NumPy (and PyTorch), and that `plan` is
+    the cheapest of them.
+    """
+    x = _array(shape, itemsize, order)
+    layout = NUMPY.layout(x)
+    assert layout is not None
+    found = _program.candidates(layout, reps, NUMPY.model, fresh)
+    names = [p.name for p in found]
+    assert set(names) <= NAMES, names
+    if 0 in _program.promote(shape, reps)[0] or 0 in reps:
+        assert names == ["empty"]
+        assert found[0].steps == ()
+    else:
+        assert names.count("copy") == 1, names  # the one broadcast copy, always there
+        assert found[0].name == "copy"
+        assert found[0].steps == (Copy(*_program.promote(shape, reps)),)
+    chosen = _program.plan(layout, reps, NUMPY.model, fresh)
+    assert chosen == min(found, key=lambda p: p.cost)
+    for program in found:
+        if len(found) > 1:  # priced where there is a choice
+            assert program.cost == _program.cost(program, layout, NUMPY.model)
+            assert 0 < program.cost < math.inf
+        full_shape, full_reps = _program.promote(shape, reps)
+        assert program.out_shape == tuple(d * r for d, r in zip(full_shape, full_reps, strict=True))
+        assert program.size == math.prod(program.out_shape)
+        _check(program, x, NUMPY, NUMPY.xp, fresh)
+    if _have("torch"):
+        import torch
+
+        backend = _backends.load("torch")
+        t = torch.from_numpy(x)
+        torch_layout = backend.layout(t)
+        assert torch_layout is not None
+        torch_found = _program.candidates(torch_layout, reps, backend.model, fresh)
+        assert {p.name for p in torch_found} <= NAMES
+        assert _program.plan(torch_layout, reps, backend.model, fresh) == min(
+            torch_found, key=lambda p: p.cost
+        )
+        for program in torch_found:
+            _check(program, t, backend, backend.xp, fresh)
+
+
+@pytest.mark.parametrize(("shape", "reps", "itemsize"), CASES, ids=str)
+def test_flags_gate_the_candidates(
+    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int
+) -> None:
+    """
+    Bytes and extended need raw items and a fresh output; parts of an output need plain
+    writes; an untuned layout (a device's, a traced tensor's) gets one copy.
+    """
+    m = NUMPY.model
+
+    def names(fresh: bool = True, model: Model = m, **flags: bool) -> set[str]:
+        found = _program.candidates(_c_layout(shape, itemsize, **flags), reps, model, fresh)
+        assert _program.plan(_c_layout(shape, itemsize, **flags), reps, model, fresh) in found
+        return {p.name for p in found}
+
+    def programs(fresh: bool = True, **flags: bool) -> list[Program]:
+        return _program.candidates(_c_layout(shape, itemsize, **flags), reps, m, fresh)
+
+    assert not names(raw=False) & {"bytes", "extended"}
+    assert not any(_has_items(p) for p in programs(raw=False))
+    assert not names(fresh=False) & {"bytes", "extended"}
+    assert not any(_has_items(p) for p in programs(fresh=False))
+    assert "extended" not in names(parts=False)
+    assert not any(_writes_into_output(p) for p in programs(parts=False))
+    assert names(tuned=False) <= {"copy", "bytes", "empty"}
+    for p in programs(tuned=False):
+        assert len(p.steps) <= 1
+        assert all(isinstance(s, Copy) and s.region is None for s in p.steps)
+    # a step the backend lacks (an infinite cost) is never a candidate
+    assert "bytes" not in names(model=m._replace(item=math.inf))
+    assert "native" not in names(model=m._replace(repeat=math.inf, native=math.inf))
+    assert "extended" not in names(model=m._replace(replicate=math.inf))
+    assert names(model=Model()) <= {"copy", "staged", "empty"}
+    # only the repeated axes of an input with more than one element ever need a program
+    if all(r == 1 for r in reps) and shape:
+        assert names() == {"copy"}
+
+
+def test_every_strategy_is_a_candidate_somewhere() -> None:
+    """The cases above exercise every name of the documented set."""
+    seen = set()
+    for (shape, reps, itemsize), fresh in itertools.product(CASES, [True, False]):
+        layout = _c_layout(shape, itemsize)
+        seen |= {p.name for p in _program.candidates(layout, reps, NUMPY.model, fresh)}
+    assert seen == NAMES
+    assert set(_program.STRATEGIES) == NAMES - {"copy", "empty"}
+
+
+def test_the_cheapest_not_switched_off() -> None:
+    """`plan` is the cheapest candidate not in `off`; the one copy is never off."""
+    layout = _c_layout((50, 40, 3), 4)
+    reps = (6, 5, 10)
+    found = _program.candidates(layout, reps, NUMPY.model, True)
+    for k in range(len(_program.STRATEGIES) + 1):
+        for off in itertools.combinations(_program.STRATEGIES, k):
+            chosen = _program.plan(layout, reps, NUMPY.model, True, frozenset(off))
+            kept = [p for p in found if p.name not in off]
+            assert chosen == min(kept, key=lambda p: p.cost)
+    everything = frozenset(_program.STRATEGIES)
+    assert _program.plan(layout, reps, NUMPY.model, True, everything).name == "copy"
+
+
+WORDS = frozenset({2, 4, 8})
 
 
 @pytest.mark.parametrize(
-    ("shape", "reps", "itemsize", "kinds"),
+    ("shape", "reps", "itemsize"),
     [
-        ((8, 8), (2, 2), 4, "copy"),  # small: one copy
-        ((1000, 1000), (4, 4), 4, "copy"),  # long runs
-        ((4000, 3), (1, 1000), 4, "copy move"),  # too large to stage: doubled in the output
-        ((40, 3), (1, 1000), 4, "stage repeat"),  # one repeated axis left: one pass
-        ((2, 3, 4, 5), (10, 10, 10, 10), 4, "stage copy"),
-        ((2, 2, 2, 2, 2, 2), (3, 3, 3, 3, 3, 3), 4, "stage copy"),
-        ((3, 1), (39639, 2), 8, "stage repeat"),  # part of a repeat: 181, a divisor
-        ((3, 1), (39631, 2), 8, "stage copy"),  # a prime: whole copies, then the rest
-        ((100, 100, 3), (10, 10, 10), 4, "copy move spread"),  # too large to stage
-        ((1, 418, 1, 1, 2), (1, 52, 6, 1, 1), 16, "bytes spread"),  # a small corner: copied
-        ((4000, 2), (3, 1000), 4, "bytes"),  # a word run: moved as it is, one item
-        ((490, 1, 1, 1), (2, 1, 1, 600), 1, "copy"),  # a long fill stays a fill
-    ],
-)
-def test_programs(shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, kinds: str) -> None:
-    assert _kinds(shape, reps, itemsize) == kinds
-
-
-def test_word_runs_into_out_are_staged() -> None:
-    """A fresh output moves runs of a machine word as items; `out=` (any strides) stages them."""
-    assert _kinds((2,), (1109415,), 8) == "repeat"
-    assert _kinds((2,), (1109415,), 8, fresh=False) == "stage copy"
-    assert _kinds((40, 2), (3, 1000), 4) == "bytes"
-    assert _kinds((40, 2), (3, 1000), 4, fresh=False) == "stage copy"
-
-
-def test_flags_gate_the_strategies() -> None:
-    """Bytes and extend need raw items; parts of an output need plain writes; untuned: one copy."""
-    case = ((100, 100, 3), (10, 10, 10), 4)
-    assert _kinds(*case, raw=False) == "copy"
-    assert _kinds(*case, parts=False) == "bytes"
-    assert _kinds(*case, tuned=False) == "copy"
-    assert _kinds((3, 1), (39631, 2), 8, parts=False) == "stage repeat"  # whole repeats only
-
-
-@pytest.mark.parametrize(
-    ("shape", "reps", "itemsize", "item"),
-    [
-        ((1000, 1000), (4, 4), 4, 8),  # 4000-byte runs: 500 words of 8 bytes
-        ((1000, 1000), (4, 4), 1, 8),
-        ((4000, 3), (1, 1000), 4, 4),  # 12 bytes: its own words, no wider
-        ((1000, 1), (1, 4000), 4, 4),  # a fill: no run to widen
-        ((300, 300), (4, 4), 16, 8),  # wider than the words: the dtype's own items
-        ((1000, 1000), (2, 2), 1, 1),  # under DEVICE_ELEMENTS: as it is
+        ((1000, 1000), (4, 4), 4),  # 4000-byte runs: 500 words of 8 bytes
+        ((1000, 1000), (4, 4), 1),
+        ((4000, 3), (1, 1000), 4),  # 12 bytes: no word wider than its items divides it
+        ((1000, 1), (1, 4000), 4),  # a fill: no run to widen
+        ((300, 300), (4, 4), 16),  # wider than the words: the dtype's own items
+        ((1000, 1000), (2, 2), 1),
+        ((6, 6), (3, 3), 2),  # 12 bytes: words of 4
     ],
 )
 def test_a_device_copy_moves_the_widest_word(
-    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, item: int
+    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int
 ) -> None:
-    """Untuned (a GPU): one copy, each run as the widest of the words that divides it."""
-    torch = _fast.lookup("torch") if _have("torch") else None
-    words = torch.tuning if torch is not None else _plan.Tuning(words=frozenset({2, 4, 8}))
-    (step,) = _plan.program(_layout(shape, itemsize, tuned=False), reps, words).steps
-    assert isinstance(step, Copy)
-    assert step.item == (item if item > itemsize else 0)
-    with _plan.switched_off("bytes"):
-        assert _plan.program(_layout(shape, itemsize, tuned=False), reps, words).steps == (
-            Copy(step.plan),
-        )
-    assert _plan.program(_layout(shape, itemsize, tuned=False, raw=False), reps, words).steps == (
-        Copy(step.plan),
-    )
+    """Untuned (a GPU): one copy, or one whose runs move as the widest word dividing them."""
+    if _have("torch"):
+        model = _backends.load("torch").device
+        assert model.words == WORDS
+        assert not model.any_item
+    else:
+        model = Model(copy=20000.0, item=40000.0, element=0.01, words=WORDS)
+    layout = _c_layout(shape, itemsize, tuned=False)
+    found = _program.candidates(layout, reps, model, True)
+    assert found[0].name == "copy"
+    assert {p.name for p in found} <= {"copy", "bytes"}
+    last = max(i for i, r in enumerate(reps) if r != 1)
+    run = math.prod(shape[last:]) * itemsize
+    widest = max((w for w in WORDS if run % w == 0 and w > itemsize), default=0)
+    items = [s.item for p in found for s in p.steps if isinstance(s, Copy) and s.item]
+    assert items == ([widest] if widest else [])
+    plain = Copy(shape, reps)
+    assert _program.plan(layout, reps, model, True) == min(found, key=lambda p: p.cost)
+    assert _program.plan(layout, reps, model, True, frozenset({"bytes"})).steps == (plain,)
+    assert _program.plan(layout._replace(raw=False), reps, model, True).steps == (plain,)
+    assert _program.plan(layout, reps, model, False).steps == (plain,)  # into `out=`
 
 
 @pytest.mark.parametrize("offset", [0, 1, 2, 4, 8])
@@ -108,15 +281,15 @@ def test_a_device_copy_moves_the_widest_word(
 def test_a_device_copy_of_unaligned_runs(offset: int, stride: int) -> None:
     """Runs whose offset or row stride is not a multiple of the word copy element by element."""
     torch = pytest.importorskip("torch")
-    prims = _fast.lookup("torch")
-    assert prims is not None
+    backend = _backends.load("torch")
     base = torch.arange(offset + 16 * stride, dtype=torch.int8)
     x = base[offset:].as_strided((16, 1000), (stride, 1))
-    layout = prims.layout(x)._replace(tuned=False)  # as on a GPU
-    program = _plan.program(layout, (17, 16), prims.tuning)
-    assert program.steps[0].item == 8  # type: ignore[union-attr]
-    got = _agnostic.run(x, program, array_namespace(x), prims)
-    np.testing.assert_array_equal(got.numpy(), np.tile(x.numpy(), (17, 16)))
+    layout = backend.layout(x)._replace(tuned=False)  # as on a GPU
+    found = _program.candidates(layout, (17, 16), backend.device, True)
+    (words,) = (p for p in found if p.name == "bytes")
+    assert words.steps[0].item == 8  # type: ignore[union-attr]
+    for program in found:
+        _check(program, x, backend, backend.xp, True)
 
 
 _DEVICE_LAYOUTS = {
@@ -138,123 +311,181 @@ def _inference(torch: Any, a: Any) -> Any:
 def test_a_device_copy_of_any_layout(make: str) -> None:
     """As on a GPU: each layout tiles exactly; runs move as words only where items may."""
     torch = pytest.importorskip("torch")
-    prims = _fast.lookup("torch")
-    assert prims is not None
+    backend = _backends.load("torch")
     x = _DEVICE_LAYOUTS[make](torch)
-    layout = prims.layout(x)._replace(tuned=False)
-    program = _plan.program(layout, (17, 16), prims.tuning)
-    assert bool(program.steps[0].item) == (make in {"expanded", "inference"})  # type: ignore[union-attr]
-    got = _agnostic.run(x, program, array_namespace(x), prims)
-    assert got.dtype == x.dtype
-    np.testing.assert_array_equal(
-        got.detach().resolve_conj().resolve_neg().numpy(),
-        np.tile(x.detach().resolve_conj().resolve_neg().numpy(), (17, 16)),
-    )
+    layout = backend.layout(x)._replace(tuned=False)
+    found = _program.candidates(layout, (17, 16), backend.device, True)
+    assert ("bytes" in {p.name for p in found}) == (make in {"expanded", "inference"})
+    for program in found:
+        got = _run.compile_program(program, backend, backend.xp)(x, None)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(
+            got.detach().resolve_conj().resolve_neg().numpy(),
+            np.tile(x.detach().resolve_conj().resolve_neg().numpy(), (17, 16)),
+            _program.explain(program),
+        )
 
 
 def test_switched_off() -> None:
-    case = ((100, 100, 3), (10, 10, 10), 4)
-    with _plan.switched_off("extend"):
-        assert _kinds(*case) == "bytes"
-        with _plan.switched_off("bytes"):
-            assert _kinds(*case) == "copy"
-        assert _kinds(*case) == "bytes"
-    assert _kinds(*case) == "copy move spread"
-    with pytest.raises(ValueError, match="nope"), _plan.switched_off("nope"):
-        pass
+    """`switched_off` blocks nest and restore; a strategy off is never planned; names checked."""
+    layout, reps = _c_layout((50, 40, 3), 4), (6, 5, 10)
+
+    def chosen() -> str:
+        return _program.plan(layout, reps, NUMPY.model, True, _program.OFF.get()).name
+
+    assert _program.OFF.get() == frozenset()
+    first = chosen()
+    with _program.switched_off("extended"):
+        assert _program.OFF.get() == {"extended"}
+        assert chosen() != "extended"
+        with _program.switched_off("bytes", "native"):
+            assert _program.OFF.get() == {"extended", "bytes", "native"}
+            assert chosen() not in {"extended", "bytes", "native"}
+        assert _program.OFF.get() == {"extended"}
+    with _program.switched_off(*_program.STRATEGIES):
+        assert chosen() == "copy"
+    assert _program.OFF.get() == frozenset()
+    assert chosen() == first
+    with pytest.raises(ValueError, match="nope"), _program.switched_off("nope"):
+        pass  # pragma: no cover
+    assert _program.OFF.get() == frozenset()
+
+
+def _staged_with_a_rest() -> Program:
+    """A staged program for (3, 1) by (39631, 2): whole copies of the stage, then the rest."""
+    found = _program.candidates(_c_layout((3, 1), 8), (39631, 2), NUMPY.model, True)
+    parts = [p for p in found if p.name == "staged" and p.steps[-1].source is not None]  # type: ignore[union-attr]
+    assert parts
+    return min(parts, key=lambda p: p.cost)
+
+
+def _region(region: Any) -> str:
+    return "output[" + ", ".join(f"{a}:{b}" for a, b in region) + "]"
 
 
 def test_explain_names_every_step() -> None:
-    program = _plan.program(_layout((3, 1), 8), (39631, 2), NUMPY.tuning)
-    text = _plan.explain(program)
-    assert text.count("\n") == len(program.steps)
-    assert "stage" in text
-    assert "-> output[118680:118893, 0:2]" in text  # the rest, after 460 whole copies
+    """One line per step under a heading that names the candidate, its tile and its cost."""
+    programs = [
+        *_program.candidates(_c_layout((50, 40, 3), 4), (6, 5, 10), NUMPY.model, True),
+        *_program.candidates(_c_layout((3, 1), 8), (39631, 2), NUMPY.model, True),
+        *_program.candidates(_c_layout((2, 3), 4), (2, 0), NUMPY.model, True),
+        _staged_with_a_rest(),
+    ]
+    for program in programs:
+        text = _program.explain(program)
+        head, *lines = text.split("\n")
+        assert head.startswith(f"{program.name}: tile {program.shape} by {program.reps}")
+        assert f"-> {program.out_shape}" in head
+        assert len(lines) == max(1, len(program.steps))
+        for i, (line, step) in enumerate(zip(lines, program.steps, strict=False), 1):
+            assert line.startswith(f"  {i}. ")
+            word = {Repeat: "repeat", Replicate: "replicate", Whole: "own tile"}.get(
+                type(step), "copy"
+            )
+            assert word in line
+            if isinstance(step, Copy) and step.region is not None:
+                assert line.endswith("-> " + _region(step.region))
+            if isinstance(step, Copy) and step.item:
+                assert f"items of {step.item} bytes" in line
+        if not program.steps:
+            assert "empty" in lines[0]
+    rest = _staged_with_a_rest().steps[-1]
+    assert isinstance(rest, Copy)
+    assert rest.region is not None
+    assert rest.region[0][1] == 39631 * 3  # the rest ends the output
+    assert _region(rest.region) in _program.explain(_staged_with_a_rest())
 
 
-def _run(x: Any, program: _plan.Program, prims: _agnostic.Primitives) -> Any:
-    """`program` run into an output filled with a sentinel, so a byte left unwritten shows."""
-    xp = array_namespace(x)
-    out = xp.full(program.plan.out_shape, 77, dtype=x.dtype)
-    return _agnostic.run(x, program, xp, prims, out)
+def test_the_sentinel_catches_a_dropped_step() -> None:
+    """The checks here can fail: the same program less its last step leaves bytes unwritten."""
+    x = _array((3, 1), 8)
+    program = _staged_with_a_rest()
+    _check(program, x, NUMPY, NUMPY.xp, True)
+    short = program._replace(steps=program.steps[:-1])
+    with pytest.raises(AssertionError):
+        _check(short, x, NUMPY, NUMPY.xp, True)
 
 
-shapes = st.lists(st.integers(1, 6), min_size=1, max_size=4).map(tuple)
+def _backends_for(x: Any) -> list[tuple[Any, _backends.Backend, Any, Layout, Model]]:
+    """(array, backend, namespace, layout, model) of every backend that runs programs here."""
+    layout = NUMPY.layout(x)
+    assert layout is not None
+    found: list[tuple[Any, _backends.Backend, Any, Layout, Model]] = [
+        (x, NUMPY, NUMPY.xp, layout, NUMPY.model),
+        # the standard primitives alone, priced as a backend that has no others
+        (x, _backends.STANDARD, np_xp, layout, _backends.STANDARD.model),
+    ]
+    if _have("torch"):
+        import torch
+
+        backend = _backends.load("torch")
+        t = torch.from_numpy(x)
+        tl = backend.layout(t)
+        assert tl is not None
+        found.append((t, backend, backend.xp, tl, backend.model))
+        # as on a GPU: untuned, priced by the device's model
+        found.append((t, backend, backend.xp, tl._replace(tuned=False), backend.device))
+    if _have("array_api_strict"):
+        import array_api_strict
+
+        backend = _backends.load("array_api_strict")
+        a = array_api_strict.asarray(np.ascontiguousarray(x))
+        al = backend.layout(a)
+        assert al is not None
+        found.append((a, backend, backend.xp, al, backend.model))
+    return found
+
+
+shapes = st.lists(st.integers(1, 6), min_size=0, max_size=4).map(tuple)
 
 
 @pytest.mark.usefixtures("slabs")
 @given(
     shape=shapes,
-    reps=st.lists(st.sampled_from([1, 2, 3, 5, 7, 64, 301]), min_size=1, max_size=4).map(tuple),
-    dtype=st.sampled_from(["int8", "int16", "float32", "complex128"]),
+    reps=st.lists(st.sampled_from([0, 1, 2, 3, 5, 7, 64, 301]), min_size=0, max_size=4).map(tuple),
+    itemsize=st.sampled_from([1, 2, 4, 16]),
     transposed=st.booleans(),
-    data=st.data(),
+    fresh=st.booleans(),
 )
 def test_every_program_tiles_right(
     shape: tuple[int, ...],
     reps: tuple[int, ...],
-    dtype: str,
+    itemsize: int,
     transposed: bool,
-    data: st.DataObject,
+    fresh: bool,
 ) -> None:
     """
-    With any strategies switched off, each program writes `numpy.tile`'s every byte.
+    Every candidate of every backend writes `numpy.tile`'s every byte, into a sentinel.
 
-    The thresholds are lowered so that small cases take every strategy; a dropped
+    The stage is made small so that small cases stage in levels and in parts; a dropped
     step (the rest of a part, a doubling step) leaves sentinel bytes.
     """
-    assume(math.prod(shape) * math.prod(reps[-len(shape) :]) * math.prod(reps) < 1 << 22)
-    x = np.arange(math.prod(shape), dtype=dtype).reshape(shape)
+    full_shape, full_reps = _program.promote(shape, reps)
+    assume(math.prod(full_shape) * math.prod(full_reps) < 1 << 20)
+    x = _array(shape, itemsize)
     if transposed:
         x = x.T.copy().T  # Fortran order: the same values, other strides
-    off = data.draw(st.sets(st.sampled_from(_plan.STRATEGIES)))
-    backends: list[tuple[Any, _agnostic.Primitives]] = [(x, NUMPY), (x, _agnostic.STANDARD)]
-    torch = _fast.lookup("torch") if _have("torch") else None
-    if torch is not None:
-        import torch as t
-
-        backends.append((t.from_numpy(x), torch))
-        # as on a GPU (untuned: the one copy, runs as wide words), into a fresh output
-        device = torch._replace(layout=lambda a: torch.layout(a)._replace(tuned=False))  # type: ignore[misc]
-        backends.append((t.from_numpy(x), device))
     with pytest.MonkeyPatch.context() as m:
-        for name, value in [
-            ("SMALL_BYTES", 0),
-            ("DEVICE_ELEMENTS", 0),
-            ("STAGE_BYTES", 1 << 9),
-            ("STAGED_RUN_BYTES", 64),
-        ]:
-            m.setattr(_plan, name, value)
-        m.setattr(_plan, "STEP_BYTES", 1)
-        m.setattr(_plan, "LONG_RUN_BYTES", 48)
-        m.setattr(_plan, "PART_RUN_BYTES", 32)
-        with _plan.switched_off(*off):
-            for a, prims in backends:
-                layout = prims.layout(a) if prims.layout is not None else None
-                if layout is None:
-                    continue
-                program = _plan.program(layout, reps, prims.tuning)
-                want, why = np.tile(x, reps), _plan.explain(program)
-                np.testing.assert_array_equal(np.asarray(_run(a, program, prims)), want, why)
-                if not layout.tuned:
-                    got = _agnostic.run(a, program, array_namespace(a), prims)
-                    np.testing.assert_array_equal(np.asarray(got), want, why)
+        m.setattr(_program, "STAGE_BYTES", 1 << 9)
+        for a, backend, xp, layout, model in _backends_for(x):
+            for program in _program.candidates(layout, reps, model, fresh):
+                assert program.name in NAMES
+                _check(program, a, backend, xp, fresh)
 
 
-def _have(name: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(name) is not None
-
-
-def test_the_sentinel_catches_a_dropped_step() -> None:
-    """The property above can fail: the same program less its last step leaves bytes unwritten."""
-    x = np.arange(3.0).reshape(3, 1)
-    program = _plan.program(_layout((3, 1), 8), (39631, 2), NUMPY.tuning)
-    assert isinstance(program.steps[-1], Copy)
-    np.testing.assert_array_equal(_run(x, program, NUMPY), np.tile(x, (39631, 2)))
-    short = program._replace(steps=program.steps[:-1])
-    assert not np.array_equal(_run(x, short, NUMPY), np.tile(x, (39631, 2)))
+def test_past_the_rank_one_copy_of_fewer_axes() -> None:
+    """A view deeper than `MAX_DIMS`: the smallest paired repeats first, whole, then one copy."""
+    shape, reps = (1,) * 55 + (2,) * 5, (1,) * 55 + (2,) * 5  # 65 view axes
+    x = _array(shape, 1)
+    (program,) = _program.candidates(NUMPY.layout(x), reps, NUMPY.model, True)
+    assert program.name == "copy"
+    *repeats, last = program.steps
+    assert repeats
+    assert all(isinstance(s, Repeat) for s in repeats)
+    assert isinstance(last, Copy)
+    assert len(_program.view_shapes(last.shape, last.reps)[1]) <= _program.MAX_DIMS
+    _check(program, x, NUMPY, NUMPY.xp, True)
+    _check(program, x, _backends.STANDARD, np_xp, True)
 
 
 @pytest.mark.parametrize(
@@ -269,25 +500,49 @@ def test_the_sentinel_catches_a_dropped_step() -> None:
     ],
 )
 def test_one_axis(extents: tuple[int, ...], out_extents: tuple[int, ...], one: bool) -> None:
-    assert _plan._one_axis(extents, out_extents) == one
+    assert _program._one_axis(extents, out_extents) == one
 
 
 def test_stage_and_steps_stay_in_their_bounds() -> None:
-    """Every staged array fits the stage; every step's region lies in the output."""
+    """Every staged array fits the stage; every step's region and copy lie in the output."""
     for shape, reps in itertools.product(
         [(3,), (2, 5), (7, 1, 3), (2, 2, 2, 2)], [(39639,), (3, 1000), (2, 9, 401), (5, 1, 1, 700)]
     ):
-        for itemsize in (1, 2, 8, 16):
-            program = _plan.program(_layout(shape, itemsize), reps, NUMPY.tuning)
-            out_shape = program.plan.out_shape
-            for step in program.steps:
-                if isinstance(step, Stage):
-                    assert step.plan.size * itemsize <= _plan.STAGE_BYTES
-                elif isinstance(step, Copy) and step.region is not None:
-                    assert all(
-                        0 <= a <= b <= n for (a, b), n in zip(step.region, out_shape, strict=True)
-                    )
-                elif isinstance(step, Move | Spread):
-                    assert step.axis < len(out_shape)
-                else:
-                    assert isinstance(step, Copy | Repeat)
+        for itemsize, fresh in itertools.product((1, 2, 8, 16), (True, False)):
+            layout = _c_layout(shape, itemsize)
+            for program in _program.candidates(layout, reps, NUMPY.model, fresh):
+                _in_bounds(program, itemsize)
+
+
+def _in_bounds(program: Program, itemsize: int) -> None:
+    out_shape, why = program.out_shape, _program.explain(program)
+    ndim = len(out_shape)
+    fresh = [s for s in program.steps if not _writes_into_output(program._replace(steps=(s,)))]
+    for step in program.steps:
+        if isinstance(step, Copy):
+            assert len(step.shape) == len(step.reps) == ndim, why
+            tiled = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
+            if step.region is not None:
+                extents = tuple(b - a for a, b in step.region)
+                assert extents == tiled, why
+                assert all(
+                    0 <= a <= b <= n for (a, b), n in zip(step.region, out_shape, strict=True)
+                ), why
+            if step.source is not None:
+                assert all(n > 0 for n in step.source), why
+        elif isinstance(step, Replicate):
+            assert step.axis < ndim, why
+            assert 0 < step.n < step.stop <= out_shape[step.axis], why
+            assert len(step.places) == step.axis, why
+            assert all(p <= n for p, n in zip(step.places, out_shape, strict=False)), why
+        else:
+            assert isinstance(step, Repeat | Whole), why
+    if program.name == "staged":  # every staged array, all but the output, fits the stage
+        staged = fresh if _writes_into_output(program) else fresh[:-1]
+        for step in staged:
+            assert isinstance(step, Copy), why
+            size = math.prod(step.shape) * math.prod(step.reps)
+            assert size * itemsize <= _program.STAGE_BYTES, why
+    if program.name == "extended":  # each repeated axis is filled to its end
+        replicated = {s.axis: s.stop for s in program.steps if isinstance(s, Replicate)}
+        assert all(stop == out_shape[a] for a, stop in replicated.items()), why

@@ -1,29 +1,37 @@
-"""The plan cache of repeated calls (`xtile._cache`): same answers, same errors, a whole key."""
+"""The programs kept for repeated calls (`xtile._run.compiled`): same answers, errors, keys."""
 
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 
 import xtile
-from xtile import _dispatch, _plan
-from xtile._cache import PlanCache
-from xtile._dispatch import PLANS
+from xtile import _backends, _program, _run
+
+compiled = _run.compiled
+
+
+def _clear() -> None:
+    compiled.cache_clear()
+    _run.KEPT.clear()
 
 
 @pytest.fixture(autouse=True)
-def empty_cache() -> None:
-    PLANS.clear()
+def empty_cache() -> Iterator[None]:
+    """Each test starts with no program kept, and leaves none of its own."""
+    _clear()
+    yield
+    _clear()
 
 
-def test_a_repeated_call_runs_the_cached_plan() -> None:
+def test_a_repeated_call_runs_the_kept_program() -> None:
     x = np.arange(6.0).reshape(2, 3)
     first = xtile.tile(x, (2, 2))
-    assert PLANS.info()[:2] == (0, 1)  # planned once
-    again = _dispatch.recall(x, (2, 2))
-    assert PLANS.info()[:2] == (1, 1)  # and run again
-    assert again is not None
+    assert compiled.cache_info()[:2] == (0, 1)  # planned once
+    again = xtile.tile(x, (2, 2))
+    assert compiled.cache_info()[1:] == (1, 256, 1)  # not planned again
     np.testing.assert_array_equal(again, np.tile(x, (2, 2)))
     # a fresh array each time, never the input's memory
     assert again is not first
@@ -31,31 +39,43 @@ def test_a_repeated_call_runs_the_cached_plan() -> None:
     assert not np.shares_memory(again, x)
     again[...] = 0
     np.testing.assert_array_equal(xtile.tile(x, (2, 2)), np.tile(x, (2, 2)))
+    assert compiled.cache_info().misses == 1
 
 
 @pytest.mark.parametrize(
-    "reps", [(2.0, 2), (True, 2), [2.0, 2], np.asarray([2, 2]), (np.int64(2), 2), 2.0]
+    ("reps", "refused"),
+    [
+        ((2.0, 2), True),
+        ((True, 2), True),  # hashes as (1, 2), which is kept
+        ((1.0, 2), True),
+        ([2.0, 2], True),
+        (2.0, True),
+        (np.asarray([2, 2]), False),
+        ((np.int64(2), 2), False),
+    ],
 )
-def test_only_int_repeats_are_looked_up(reps: Any) -> None:
-    """Repeats of equal hash but another type (2.0, True) are validated as ever."""
+def test_repeats_of_another_type_are_checked_as_ever(reps: Any, refused: bool) -> None:
+    """Repeats of equal hash but another type (2.0, True) never reach a kept program."""
     x = np.arange(6.0).reshape(2, 3)
-    xtile.tile(x, (2, 2))
-    xtile.tile(x, 2)
-    assert _dispatch.recall(x, reps) is None
-    if isinstance(reps, float) or any(isinstance(r, (bool, float)) for r in np.ravel(reps)):
+    for kept in [(2, 2), (1, 2), (2,), 2]:
+        xtile.tile(x, kept)
+    planned = compiled.cache_info().misses
+    if refused:
         with pytest.raises(TypeError, match="repeats"):
             xtile.tile(x, reps)
+    else:  # integers of another type: the same program
+        np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, (2, 2)))
+    assert compiled.cache_info().misses == planned
 
 
-def test_a_list_of_ints_is_looked_up() -> None:
+def test_a_list_of_ints_is_the_same_key() -> None:
     x = np.arange(6.0).reshape(2, 3)
-    xtile.tile(x, [2, 2])
-    again = _dispatch.recall(x, [2, 2])
-    assert again is not None
-    np.testing.assert_array_equal(again, np.tile(x, (2, 2)))
-    assert PLANS.info().currsize == 1
+    np.testing.assert_array_equal(xtile.tile(x, [2, 2]), np.tile(x, (2, 2)))
+    assert compiled.cache_info().currsize == 1
+    np.testing.assert_array_equal(xtile.tile(x, [2, 2]), np.tile(x, (2, 2)))
     xtile.tile(x, (2, 2))  # the same program: not planned again
-    assert PLANS.info().currsize == 1
+    xtile.tile(x, np.asarray([2, 2]))
+    assert compiled.cache_info()[1:] == (1, 256, 1)
 
 
 @pytest.mark.parametrize(
@@ -64,69 +84,93 @@ def test_a_list_of_ints_is_looked_up() -> None:
         lambda x: x.T.copy().T,  # same shape, other strides
         lambda x: x.astype(np.float32),
         lambda x: x[:, :2],
-        lambda x: np.ma.masked_array(x, mask=x > 2),
+        lambda x: x.view(np.int64),  # same shape, strides and itemsize: another dtype
     ],
+    ids=["fortran", "float32", "sliced", "int64"],
 )
-def test_another_layout_is_another_plan(other: Any) -> None:
+def test_another_layout_is_another_key(other: Any) -> None:
     x = np.arange(12.0).reshape(3, 4)
     xtile.tile(x, (2, 3))
     y = other(x)
     np.testing.assert_array_equal(xtile.tile(y, (2, 3)), np.tile(y, (2, 3)))
-    if type(y) is np.ma.MaskedArray:
-        assert type(xtile.tile(y, (2, 3))) is np.ma.MaskedArray
-        assert _dispatch.recall(y, (2, 3)) is None
+    assert xtile.tile(y, (2, 3)).dtype == y.dtype
+    same = _backends.load("numpy").layout(y) == _backends.load("numpy").layout(x)
+    assert compiled.cache_info().currsize == (1 if same else 2)
 
 
-def test_errors_are_never_cached() -> None:
+def test_a_masked_array_plans_its_parts() -> None:
+    """A masked array's data and mask are plain arrays with programs of their own."""
+    x = np.arange(12.0).reshape(3, 4)
+    y = np.ma.masked_array(x, mask=x > 2)
+    for _ in range(2):
+        got = xtile.tile(y, (2, 3))
+        assert type(got) is np.ma.MaskedArray
+        np.testing.assert_array_equal(np.ma.getdata(got), np.tile(x, (2, 3)))
+        np.testing.assert_array_equal(np.ma.getmaskarray(got), np.tile(x > 2, (2, 3)))
+    assert compiled.cache_info()[1:] == (2, 256, 2)  # float64 data, bool mask
+
+
+def test_errors_are_never_kept() -> None:
     x = np.arange(6.0)
     for _ in range(2):
         with pytest.raises(ValueError, match="-1"):
             xtile.tile(x, (2, -1))
-    assert not PLANS.info().currsize
+    assert not compiled.cache_info().currsize
+    assert not _run.KEPT
+
+
+def test_a_planning_error_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`compiled` keeps a program only once made: a failed planning is tried again."""
+    real = _run.plan
+    calls: list[tuple[int, ...]] = []
+
+    def failing(*args: Any) -> Any:
+        calls.append(args[1])
+        if len(calls) == 1:
+            msg = "planning failed"
+            raise RuntimeError(msg)
+        return real(*args)
+
+    monkeypatch.setattr(_run, "plan", failing)
+    x = np.arange(6.0)
+    with pytest.raises(RuntimeError, match="planning failed"):
+        xtile.tile(x, (3,))
+    assert compiled.cache_info().currsize == 0
+    assert not _run.KEPT
+    np.testing.assert_array_equal(xtile.tile(x, (3,)), np.tile(x, 3))
+    assert calls == [(3,), (3,)]
 
 
 def test_the_cache_is_bounded() -> None:
-    maxsize = PLANS.info().maxsize
+    maxsize = compiled.cache_info().maxsize
+    assert maxsize == 256
     for n in range(1, maxsize + 10):
-        xtile.tile(np.zeros(n), 2)
-    assert PLANS.info().currsize == maxsize
+        xtile.tile(np.zeros(n), (2,))
+    assert compiled.cache_info().currsize == maxsize
+    assert len(_run.KEPT) <= maxsize
     np.testing.assert_array_equal(xtile.tile(np.arange(3), 2), [0, 1, 2, 0, 1, 2])
 
 
+def _key(n: int) -> tuple[Any, ...]:
+    """The `compiled` key of a C-ordered float64 array of shape (n,) tiled by 2."""
+    layout = _backends.load("numpy").layout(np.zeros(n))
+    return ("numpy", layout, (2,), True, frozenset())
+
+
 def test_least_recently_used_goes_first() -> None:
-    planned: list[int] = []
-
-    def plan(n: int) -> Any:
-        planned.append(n)
-        return _plan.Program(_plan._plan((n,), (2,)), ())
-
-    cache = PlanCache(plan, 2)
-    a = cache.lookup(1)
-    cache.lookup(2)
-    assert cache.lookup(1) is a  # now 2 is the least recently used
-    cache.lookup(3)
-    cache.lookup(2)  # dropped: planned again
-    assert planned == [1, 2, 3, 2]
-    assert cache.info() == (1, 4, 2, 2)
-    cache.clear()
-    assert cache.info() == (0, 0, 2, 0)
-
-
-def test_errors_are_not_kept() -> None:
-    calls: list[int] = []
-
-    def plan(n: int) -> int:
-        calls.append(n)
-        if n < 0:
-            raise ValueError(n)
-        return n
-
-    cache = PlanCache(plan, 4)
-    for _ in range(2):
-        with pytest.raises(ValueError, match="-1"):
-            cache.lookup(-1)
-    assert calls == [-1, -1]
-    assert cache.info().currsize == 0
+    maxsize = compiled.cache_info().maxsize
+    programs = [compiled(*_key(n)) for n in range(1, maxsize + 1)]  # full
+    assert compiled.cache_info().currsize == maxsize
+    assert compiled(*_key(1)) is programs[0]  # a hit: now 2 is the least recently used
+    compiled(*_key(maxsize + 1))  # drops 2
+    misses = compiled.cache_info().misses
+    assert compiled(*_key(1)) is programs[0]
+    assert compiled.cache_info().misses == misses
+    assert compiled(*_key(2)) is not programs[1]  # dropped: planned again
+    assert compiled.cache_info().misses == misses + 1
+    program, call = compiled(*_key(2))
+    assert program == programs[1][0]  # the same program, made again
+    np.testing.assert_array_equal(call(np.arange(2.0), None), np.tile(np.arange(2.0), 2))
 
 
 def _in_threads(work: Any, n: int = 8) -> None:
@@ -139,12 +183,7 @@ def _in_threads(work: Any, n: int = 8) -> None:
 
 
 def test_threads_fill_and_evict() -> None:
-    """8 threads look up 40 keys each through a cache of 16: every answer right, the bound kept."""
-
-    def plan(n: int) -> Any:
-        return _plan.Program(_plan._plan((n,), (3,)), ())
-
-    cache = PlanCache(plan, 16)
+    """8 threads look up 400 keys through a cache of 256: every answer right, the bound kept."""
     errors: list[BaseException] = []
     start = threading.Barrier(8)
 
@@ -153,17 +192,21 @@ def test_threads_fill_and_evict() -> None:
             start.wait()
             rng = np.random.default_rng(seed)
             for _ in range(200):
-                n = int(rng.integers(1, 40))
-                assert cache.lookup(n).plan.shape == (n,)
-                assert cache.info().currsize <= 16
+                n = int(rng.integers(1, 400))
+                program, call = compiled(*_key(n))
+                assert program.shape == (n,)
+                x = np.arange(float(n))
+                np.testing.assert_array_equal(call(x, None), np.tile(x, 2))
+                assert compiled.cache_info().currsize <= 256
         except BaseException as e:  # noqa: BLE001  # reported by the main thread
             errors.append(e)
 
     _in_threads(work)
     assert not errors
-    info = cache.info()
+    info = compiled.cache_info()
     assert info.hits + info.misses == 8 * 200
-    assert info.currsize == 16
+    assert info.currsize <= info.maxsize
+    assert len(_run.KEPT) <= info.maxsize
 
 
 def test_threads_tile_through_the_cache() -> None:
@@ -183,15 +226,24 @@ def test_threads_tile_through_the_cache() -> None:
 
     _in_threads(work)
     assert not errors
-    assert PLANS.info().currsize <= PLANS.info().maxsize
+    assert compiled.cache_info().currsize <= compiled.cache_info().maxsize
+    assert len(_run.KEPT) <= compiled.cache_info().maxsize
 
 
 def test_a_strategy_switched_off_is_another_key() -> None:
     x = np.arange(3.0)
     xtile.tile(x, 40000)
-    with _plan.switched_off("stage"):
+    chosen = compiled("numpy", _key(3)[1], (40000,), True, frozenset())[0].name
+    assert compiled.cache_info()[1:] == (1, 256, 1)
+    off = chosen if chosen != "copy" else "staged"
+    with _program.switched_off(off):
         np.testing.assert_array_equal(xtile.tile(x, 40000), np.tile(x, 40000))
-    assert PLANS.info()[1:] == (2, 256, 2)  # two misses, two programs
+        np.testing.assert_array_equal(xtile.tile(x, 40000), np.tile(x, 40000))
+        program = compiled("numpy", _key(3)[1], (40000,), True, frozenset({off}))[0]
+        assert program.name != off
+    assert compiled.cache_info()[1:] == (2, 256, 2)  # two misses, two programs
+    np.testing.assert_array_equal(xtile.tile(x, 40000), np.tile(x, 40000))
+    assert compiled.cache_info()[1:] == (2, 256, 2)
 
 
 @pytest.mark.parametrize(
@@ -210,7 +262,7 @@ def test_torch_cached_calls_are_fresh_tensors(make: Any, reps: tuple[int, ...]) 
     x = make(torch.arange(12.0).reshape(3, 4))
     first = xtile.tile(x, reps)
     again = xtile.tile(x, reps)
-    assert _dispatch.recall(x, reps) is not None
+    assert compiled.cache_info()[1:] == (1, 256, 1)  # the second call ran the kept program
     assert torch.equal(again, torch.tile(x, reps))
     assert again.is_contiguous()
     assert again.data_ptr() not in {first.data_ptr(), x.data_ptr()}
@@ -221,10 +273,11 @@ def test_torch_cached_calls_are_fresh_tensors(make: Any, reps: tuple[int, ...]) 
 def test_torch_cached_calls_differentiate() -> None:
     torch = pytest.importorskip("torch")
     w = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
-    for _ in range(2):  # the second call runs the cached plan
+    for _ in range(2):  # the second call runs the kept program
         w.grad = None
         (xtile.tile(w, (2, 3)) * 2).sum().backward()
         assert torch.equal(w.grad, torch.full((3, 4), 12.0, dtype=torch.float64))
+    assert compiled.cache_info().misses == 1
     assert torch.autograd.gradcheck(lambda t: xtile.tile(t, (2, 3)), (w,))
     from torch.autograd import forward_ad
 
@@ -235,21 +288,39 @@ def test_torch_cached_calls_differentiate() -> None:
             assert torch.equal(tangent, torch.ones(6, 12, dtype=torch.float64))
 
 
+def _in_parts(program: _program.Program) -> bool:
+    """Whether `program` writes into views of its output (which autograd would record)."""
+    return any(
+        isinstance(s, _program.Replicate) or (isinstance(s, _program.Copy) and s.region is not None)
+        for s in program.steps
+    )
+
+
 def test_torch_cached_parts_plan_differentiates() -> None:
-    """A program in parts, cached by an untracked call, is not run for a tracked tensor."""
+    """A program in parts, kept by an untracked call, is not run for a tracked tensor."""
     torch = pytest.importorskip("torch")
+    backend = _backends.load("torch")
     reps = (12, 1, 3)  # written as a corner, then extended inside the output
     x = torch.arange(7 * 5000.0, dtype=torch.float64).reshape(7, 5000, 1)
     assert torch.equal(xtile.tile(x, reps), torch.tile(x, reps))
+    untracked = backend.layout(x)
+    assert untracked is not None
+    assert untracked.parts
+    assert _in_parts(compiled("torch", untracked, reps, True, frozenset())[0])
     w = x.clone().requires_grad_()  # the same shape and strides, but tracked: another key
-    y = xtile.tile(w, reps)
-    assert y.grad_fn is not None
-    weights = torch.arange(y.numel(), dtype=torch.float64).reshape(y.shape)
-    (y * weights).sum().backward()
-    w2 = x.clone().requires_grad_()
-    (torch.tile(w2, reps) * weights).sum().backward()
-    assert torch.equal(w.grad, w2.grad)
-    assert PLANS.info().currsize == 2
+    tracked = backend.layout(w)
+    assert tracked == untracked._replace(parts=False, raw=False)
+    for _ in range(2):  # the second call runs the kept program
+        w.grad = None
+        y = xtile.tile(w, reps)
+        assert y.grad_fn is not None
+        weights = torch.arange(y.numel(), dtype=torch.float64).reshape(y.shape)
+        (y * weights).sum().backward()
+        w2 = x.clone().requires_grad_()
+        (torch.tile(w2, reps) * weights).sum().backward()
+        assert torch.equal(w.grad, w2.grad)
+    assert compiled.cache_info().currsize == 2
+    assert not _in_parts(compiled("torch", tracked, reps, True, frozenset())[0])
 
 
 def test_torch_compile_after_cached_calls() -> None:
@@ -258,8 +329,8 @@ def test_torch_compile_after_cached_calls() -> None:
     x = torch.randn(4, 5)
     xtile.tile(x, (2, 3))
     xtile.tile(x, (2, 3))
-    compiled = torch.compile(lambda t: xtile.tile(t, (2, 3)) + 1, fullgraph=True)
-    assert torch.equal(compiled(x), torch.tile(x, (2, 3)) + 1)
+    compiled_fn = torch.compile(lambda t: xtile.tile(t, (2, 3)) + 1, fullgraph=True)
+    assert torch.equal(compiled_fn(x), torch.tile(x, (2, 3)) + 1)
 
 
 @pytest.mark.parametrize(
@@ -273,9 +344,11 @@ def test_torch_compile_after_cached_calls() -> None:
 def test_a_cached_type_refuses_what_a_first_call_refuses(
     shape: tuple[int, ...], reps: tuple[int, ...], error: type[Exception]
 ) -> None:
-    """`recall` plans on a miss, but never for repeats the full path refuses."""
-    xtile.tile(np.zeros(shape), 2)  # the type is known
+    """A type and layout with programs kept still has every check, before any planning."""
     x = np.zeros(shape)
-    assert _dispatch.recall(x, reps) is None
+    xtile.tile(x, 2)  # the type and layout are known
+    xtile.tile(x, 2)
+    planned = compiled.cache_info()
     with pytest.raises(error):
         xtile.tile(x, reps)
+    assert compiled.cache_info() == planned

@@ -30,17 +30,18 @@ class TestOutOfMemory:
 
     def test_allocator_error_without_text(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Python's bare `MemoryError()`: the message ends at the bytes, no empty quote."""
-        from xtile import _dispatch
+        from xtile import _run
 
-        lookup = _dispatch.PLANS.lookup
+        compiled = _run.compiled
 
         def failing(*args: Any) -> Any:
             def run(*_: Any) -> Any:
                 raise MemoryError
 
-            return lookup(*args)._replace(run=run)
+            return compiled(*args)[0], run
 
-        monkeypatch.setattr(_dispatch.PLANS, "lookup", failing)
+        monkeypatch.setattr(_run, "KEPT", {})  # no call kept by an earlier test
+        monkeypatch.setattr(_run, "compiled", failing)
         with pytest.raises(MemoryError) as info:
             xtile.tile(np.ones((2, 3), dtype=np.float32), (5, 7))
         assert str(info.value) == (

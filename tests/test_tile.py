@@ -537,6 +537,70 @@ def test_numpy_long_text(dtype: str, shape: tuple[int, ...], reps: tuple[int, ..
     assert same_bits(y, np.tile(x, reps))
 
 
+# a NumPy struct with 7 bytes of padding after its first field
+PADDED = np.dtype([("a", "u1"), ("b", "<f8")], align=True)
+ITEMS = np.dtype((np.void, PADDED.itemsize))  # the same items, as raw bytes
+
+
+def _padded(layout: str) -> tuple[Any, Any]:
+    """
+    A (2, 3) array of `PADDED` of `layout` whose padding bytes are garbage (0xAB).
+
+    With the same array of its items as raw bytes (`ITEMS`).
+    """
+    n = 12 if layout == "stepped" else 6
+    buffer = bytearray(b"\xab" * (n * PADDED.itemsize))
+    views = []
+    for dtype in (PADDED, ITEMS):
+        a = np.frombuffer(buffer, dtype=dtype)
+        views.append(
+            a.reshape(2, 3)
+            if layout == "C"
+            else a.reshape(3, 2).T
+            if layout == "F"
+            else a.reshape(2, 6)[:, ::2]
+        )
+    x, raw = views
+    x["a"] = np.arange(1, 7).reshape(2, 3)  # the fields' bytes only: the padding stays
+    x["b"] = np.arange(6.0).reshape(2, 3) / 3
+    return x, raw
+
+
+def _padding(items: Any) -> Any:
+    """The padding bytes of each element of an array of `ITEMS`."""
+    return np.ascontiguousarray(items).view(np.uint8).reshape(-1, PADDED.itemsize)[:, 1:8]
+
+
+@pytest.mark.parametrize("layout", ["C", "stepped", "F"])
+@pytest.mark.parametrize("reps", [(2, 3), (1000, 5), (2,), (300, 400)], ids=str)
+def test_numpy_struct_padding(impl: str, reps: tuple[int, ...], layout: str) -> None:
+    """
+    A structured dtype's padding moves with its items: the bytes of `numpy.tile`.
+
+    The input's padding holds garbage (0xAB), not zeros, so a copy field by field
+    would show. NumPy's own tile of a Fortran-ordered struct array drops the padding,
+    so there the reference is the tile of the items as raw bytes.
+    """
+    if impl == "standard":
+        pytest.skip("the standard-only copy is NumPy's own, which may copy fields alone")
+    assert PADDED.itemsize == 16
+    x, raw = _padded(layout)
+    assert (_padding(raw) == 0xAB).all()
+    y = xtile.tile(x, reps)
+    assert y.dtype == PADDED
+    assert y.flags.c_contiguous
+    assert y.shape == np.tile(x, reps).shape
+    whole = np.tile(raw, reps)
+    assert y.tobytes() == whole.tobytes()
+    if layout == "F":
+        for field in PADDED.names:
+            assert same_bits(np.ascontiguousarray(y[field]), np.tile(x[field], reps))
+    else:
+        assert y.tobytes() == np.tile(x, reps).tobytes()
+    assert (_padding(y.view(ITEMS)) == 0xAB).all()
+    assert xtile.tile(x, reps).tobytes() == y.tobytes()  # the kept program too
+
+
 @pytest.mark.parametrize(
     "library", [Backend.NUMPY, Backend.TORCH, Backend.ARRAY_API_STRICT], ids=lambda b: b.value
 )

@@ -1,5 +1,6 @@
 """Autodiff, vmap and compilation of `xtile.tile` through PyTorch and JAX."""
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -240,6 +241,41 @@ class TestTorch:
             "assert not counters['graph_break'], counters['graph_break']"
         )
         subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+    def test_compile_first_call_then_eager_calls_no_recompile(self) -> None:
+        """
+        The first tile of a process, compiled: eager calls after it fill no state dynamo guards.
+
+        In a fresh process (no earlier xtile call has filled a cache), a function compiled
+        with the eager backend tiles first; NumPy's and PyTorch's eager tiles then keep
+        their programs; the compiled function, called again, runs its one graph.
+        """
+        pytest.importorskip("torch")
+        code = (
+            "import numpy as np, torch, xtile\n"
+            "from torch._dynamo.utils import counters\n"
+            "f = torch.compile(lambda t: xtile.tile(t, (2, 3)), backend='eager')\n"
+            "x = torch.arange(4.0).reshape(2, 2)\n"
+            "assert torch.equal(f(x), torch.tile(x, (2, 3)))\n"
+            "graphs = counters['stats']['unique_graphs']\n"
+            "assert graphs == 1, dict(counters['stats'])  # compiled once\n"
+            "assert np.array_equal(xtile.tile(np.ones(3), 2), np.ones(6))\n"
+            "assert torch.equal(xtile.tile(torch.ones(3), 2), torch.ones(6))\n"
+            "assert torch.equal(f(x), torch.tile(x, (2, 3)))\n"
+            "assert counters['stats']['unique_graphs'] == graphs, dict(counters['stats'])\n"
+            "print(graphs)\n"
+        )
+        env = {**os.environ, "TORCH_LOGS": "recompiles"}
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            check=False,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert "Recompiling" not in done.stderr, done.stderr[-3000:]
 
     def test_compile_backward(self, torch_device: Any) -> None:
         import torch
