@@ -229,14 +229,16 @@ def tile(
         and type(repeats) is tuple
         and set(map(type, repeats)) <= _INT
         and (found := _backends.of(x)) is not None
-        and (layout := found[1].layout) is not None
-        and (call := _run.KEPT.get((found[1].name, layout(x), repeats, True, _program.OFF.get())))
+        and found[1].layout is not None
+        and (layout := found[1].layout(x)) is not None  # None while torch.compile traces
+        and (kept := _run.KEPT.get((found[1].name, layout, repeats, True, _program.OFF.get())))
     ):  # a call seen before: its checks passed for this very key
-        return call(x, None)
+        return _allocating(kept[1], x, None, kept[0].out_shape, found[0], op)
     xp, backend = namespace(x, xp, op=op, name=name)
     reps = parse(repeats, x, xp, op)
+    parts = None if backend.unwrap is None else backend.unwrap(x)  # before the shape is read
     shape = tuple(x.shape)
-    if not set(map(type, shape)) <= _INT:
+    if any(d is None or (isinstance(d, float) and math.isnan(d)) for d in shape):
         return _lazy(x, shape, reps, xp, out, op)
     shape, full = _program.promote(shape, reps)
     out_shape = tuple(map(operator.mul, shape, full))
@@ -247,7 +249,6 @@ def tile(
         _check_out(x, out, out_shape, xp, backend, op)
         if not size:
             return out
-    parts = None if backend.unwrap is None else backend.unwrap(x)
     if parts is None:
         return _plain(x, reps, out_shape, xp, backend, out, op)
     if out is not None:
@@ -268,17 +269,31 @@ def _plain(
 ) -> Array:
     """The tile of a plain array: its kept program, or one made for this call."""
     layout = None if backend.layout is None else backend.layout(x)
+    if layout is not None:
+        run = _run.compiled(backend.name, layout, reps, out is None, _program.OFF.get())[1]
+        return _allocating(run, x, out, out_shape, xp, op)
+    shape, full = _program.promote(tuple(x.shape), reps)
+    if backend.whole is not None and backend.layout is None:  # JAX's, Dask's own
+        steps: tuple[Any, ...] = (_program.Whole(full),)
+    else:
+        steps = _program.fit_rank(shape, full, backend.max_dims)
+    program = _program.Program(shape, full, out_shape, math.prod(out_shape), steps)
+    return _allocating(
+        _run.compile_program(program, backend, xp, _block), x, out, out_shape, xp, op
+    )
+
+
+def _allocating(
+    run: Callable[[Array, Array | None], Array],
+    x: Array,
+    out: Array | None,
+    out_shape: tuple[int, ...],
+    xp: Any,
+    op: str,
+) -> Array:
+    """``run(x, out)``; an allocator's failure as a `MemoryError` naming the output."""
     try:
-        if layout is not None:
-            run = _run.compiled(backend.name, layout, reps, out is None, _program.OFF.get())[1]
-            return run(x, out)
-        shape, full = _program.promote(tuple(x.shape), reps)
-        if backend.whole is not None and backend.layout is None:  # JAX's, Dask's own
-            steps: tuple[Any, ...] = (_program.Whole(full),)
-        else:
-            steps = _program.fit_rank(shape, full, backend.max_dims)
-        program = _program.Program(shape, full, out_shape, math.prod(out_shape), steps)
-        return _run.compile_program(program, backend, xp, _block)(x, out)
+        return run(x, out)
     except (MemoryError, RuntimeError) as e:
         text = str(e).lower()
         if not (

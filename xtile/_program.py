@@ -378,9 +378,16 @@ def candidates(
     if item:
         found.append(one._replace(steps=(Copy(shape, reps, item=item),), name="bytes"))
     if layout.tuned:
-        if m.native < math.inf:
+        # the native program writes into a fresh output only; NumPy's chain of repeats holds
+        # an intermediate array unless one axis repeats, and copies a strided input first
+        if fresh and m.native < math.inf:
             found.append(base._replace(steps=(Whole(reps),), name="native"))
-        if m.repeat < math.inf:
+        if (
+            fresh
+            and m.repeat < math.inf
+            and sum(r != 1 for r in reps) == 1
+            and _contiguous(shape, strides, layout.itemsize)
+        ):
             found.append(base._replace(steps=_repeats(shape, reps), name="native"))
         found += _staged(base, layout, strides, m, fresh)
         if fresh and layout.raw and layout.parts and m.replicate < math.inf:

@@ -43,7 +43,7 @@ def _standard_repeat(step: Repeat, xp: Any) -> Call:
 
 
 # the calls of programs kept: (library, layout, repeats, fresh, off) -> call; its size bounded
-KEPT: dict[tuple[Any, ...], Call] = {}
+KEPT: dict[tuple[Any, ...], tuple[Program, Call]] = {}
 
 
 def compile_program(
@@ -135,7 +135,7 @@ def compiled(
     call = compile_program(program, backend, backend.xp)
     if len(KEPT) >= 256:
         KEPT.clear()
-    KEPT[name, layout, reps, fresh, off] = call
+    KEPT[name, layout, reps, fresh, off] = program, call
     return program, call
 
 

@@ -2,6 +2,7 @@
 
 import ctypes
 import functools
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ def _layout(x: Any, /) -> Layout | None:
         or t.is_quantized
         or _compiling()
         or _wrapped(t)
+        or torch._C._get_tracing_state() is not None  # sizes traced as tensors: one copy
     ):
         return None
     plain = not _recorded(t)
@@ -51,7 +53,7 @@ def _copy(step: Copy, /) -> Call:
         return lambda x, dest: x.reshape(-1)[:0].clone().view(*out_shape) if dest is None else dest
     spread, view_shape = view_shapes(shape, step.reps)
     pairs = len(view_shape) > len(out_shape)
-    size = functools.reduce(int.__mul__, out_shape, 1)
+    size = math.prod(out_shape)
     big = size * 16 >= HUGE_BYTES  # 16: the widest element; a small call stops here
     if step.item:
         plain = _copy(step._replace(item=0))

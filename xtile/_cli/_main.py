@@ -247,8 +247,12 @@ def _empty(backend: str, shape: tuple[int, ...], dtype: str) -> Any:
 
     import numpy as np
 
-    if backend in {"numpy", "sparse"}:
+    if backend == "numpy":
         return np.empty(shape, dtype=dtype)
+    if backend == "sparse":
+        import sparse
+
+        return sparse.zeros(shape, dtype=dtype)
     name = {"dask": "dask.array", "jax": "jax.numpy"}.get(backend, backend)
     module = importlib.import_module(name)
     if not hasattr(module, dtype):
