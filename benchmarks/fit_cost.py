@@ -1,19 +1,23 @@
 """
-Fit each planned backend's cost model (`xtile._program.Model`) to measured times.
+Fit a planned backend's cost model (`xtile._program.Model`) to measured times.
 
-For random cases (``xtile._cli._bench.sweep_cases``, plus small outputs for the per-call
-costs) every candidate program of the planner is run and timed (best of ``--repeat``);
-its features are its price under unit models (one coefficient 1, the others 0). The
-coefficients are the non-negative least-squares fit of time to features, in relative
-error; the split copies' factor is the best of a few. It prints the coefficients to
-paste into ``xtile/_backends/<backend>.py`` and the fit's error. Usage::
+Every candidate program of random cases (``xtile._cli._bench.sweep_cases`` with
+``--seed``, and half as many small outputs) is timed, the candidates of a case in
+turns (`xtile._cli._bench.best_times`), best of ``--repeat``. What a program does is
+what `xtile._program.features` counts: per kind of step its calls, inner loops,
+elements, and bytes (in steps under `Model.big` bytes, and over). The prices are the
+non-negative least-squares fit of those to the times, in relative error. Then the fit
+is judged as the planner uses it: on the cases of ``--check`` (another seed, not
+fitted on), the time of the program the prices pick over the fastest candidate's. It
+prints the prices to paste into ``xtile/_backends/<backend>.py``. Usage::
 
-    python benchmarks/fit_cost.py [--backend numpy|torch] [--n 120] [--seed 1] [--repeat 5]
+    python benchmarks/fit_cost.py [--backend numpy|torch] [--n 80] [--seed 1] [--check 2]
 """
 
 import argparse
 import math
-import time
+from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -21,26 +25,14 @@ from xtile import _program, _run
 from xtile._backends import load
 from xtile._cli import _bench
 
-FEATURES = ("copy", "item", "repeat", "replicate", "native", "loop", "element", "void", "byte")
-
-
-def _time(call, x, repeat):  # type: ignore[no-untyped-def]
-    """Best seconds per call, each sample at least 5 ms long."""
-    call(x, None)
-    n, best = 1, math.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for _ in range(n):
-            call(x, None)
-        dt = (time.perf_counter() - t) / n
-        best = min(best, dt)
-        if dt * n < 5e-3:
-            n = min(n * 4, 10_000)
-    return best
-
 
 def _cases(n: int, seed: int) -> list[_bench.Case]:
-    """The sweep's cases and as many small ones (outputs of 64 B to 64 KiB)."""
+    """
+    The sweep's `n` cases, `n // 2` small ones and `n // 4` big ones.
+
+    Small: outputs of up to 4 Ki elements (what a call costs); big: the sweep's cases
+    of 8 MiB and more (what memory costs), which it draws rarely.
+    """
     rng = np.random.default_rng(seed)
     small = []
     for _ in range(n // 2):
@@ -48,73 +40,114 @@ def _cases(n: int, seed: int) -> list[_bench.Case]:
         shape = tuple(int(v) for v in rng.integers(1, 9, rank))
         reps = tuple(int(v) for v in rng.integers(1, 9, rank))
         small.append(_bench.Case(shape, reps, str(rng.choice(["int8", "float32", "float64"])), ""))
-    return _bench.sweep_cases(n, seed) + small
+    big = [
+        c
+        for c in _bench.sweep_cases(4 * n, seed + 1000)
+        if math.prod(c.shape) * math.prod(c.reps) * np.dtype(c.dtype).itemsize >= 1 << 23
+    ]
+    return _bench.sweep_cases(n, seed) + small + big[: n // 4]
 
 
-def main() -> None:
-    """Time, fit, print."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--backend", default="numpy", choices=["numpy", "torch"])
-    parser.add_argument("--n", type=int, default=120)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
-    backend = load(args.backend)
-    if args.backend == "torch":
+def _measure(backend: Any, cases: list[_bench.Case], repeat: int) -> list[list[tuple[Any, float]]]:
+    """Per case, every candidate with its features and its measured time."""
+    if backend.name == "torch":
         import torch
 
-        asarray = torch.from_numpy
+        asarray: Any = torch.from_numpy
     else:
         asarray = np.asarray
-    rows, times = [], []
-    units = [
-        _program.Model(**{f: 1.0 if f == g else 0.0 for f in FEATURES}, parallel=1.0)
-        for g in FEATURES
-    ]
-    split = [u._replace(split_bytes=backend.model.split_bytes) for u in units]
-    cases = _cases(args.n, args.seed)
+    found = []
     for i, c in enumerate(cases):
-        print(f"\r{i + 1}/{len(cases)}", end="", flush=True)
+        print(f"\r{backend.name}: case {i + 1}/{len(cases)}", end="", flush=True)
         x = asarray((np.arange(math.prod(c.shape)) % 127).astype(c.dtype).reshape(c.shape))
         layout = backend.layout(x)
-        for p in _program.candidates(layout, c.reps, backend.model, True):
-            call = _run.compile_program(p, backend, backend.xp)
-            times.append(_time(call, x, args.repeat) * 1e9)
-            whole = [_program.cost(p, layout, u) for u in units]
-            parallel = [_program.cost(p, layout, u) for u in split]
-            rows.append((whole, parallel))
-    print()
-    t = np.array(times)
-    best = None
-    for factor in (1.0, 0.8, 0.7, 0.6, 0.5, 0.4):
-        # the split copies' work scaled by `factor`: features = serial + factor * (split part)
-        a = np.array(
-            [[w + factor * (p - w) if p != w else w for w, p in zip(*r, strict=True)] for r in rows]
+        programs = _program.candidates(layout, c.reps, backend.model, True)
+        calls = [partial(_run.compile_program(p, backend, backend.xp), x, None) for p in programs]
+        times = _bench.best_times(calls, lambda a: a, repeat)  # sampled in turns
+        found.append(
+            [(_program.features(p, layout), t * 1e9) for p, t in zip(programs, times, strict=True)]
         )
-        # relative error: each row divided by its time
-        coef = _nnls(a / t[:, None], np.ones(len(t)))
-        err = np.abs(a @ coef / t - 1)
-        if best is None or np.median(err) < best[0]:
-            best = (float(np.median(err)), factor, coef)
-    assert best is not None
-    err, factor, coef = best
-    print(
-        f"{args.backend}: {len(t)} timings of {len(cases)} cases; median relative error {err:.2f}"
-    )
-    fields = [f"{f}={v:.4g}" for f, v in zip(FEATURES, coef, strict=True) if v > 0]
-    print("Model(" + ", ".join([*fields, f"parallel={factor}"]) + ")")
+    print()
+    return found
+
+
+def _vector(steps: Any, kinds: list[str], big: int) -> np.ndarray:
+    """A program's counts per price: per kind its calls, loops, elements, bytes, big bytes."""
+    v = np.zeros(5 * len(kinds))
+    for kind, (loops, elements, nbytes) in steps:
+        i = 5 * kinds.index(kind)
+        v[i : i + 3] += (1, loops, elements)
+        v[i + (4 if nbytes >= big else 3)] += nbytes
+    return v
+
+
+def _fit(data: Any, kinds: list[str], big: int) -> np.ndarray:
+    """
+    The prices: a non-negative least-squares fit of the times, in relative error.
+
+    The candidates within 1.5x of their case's fastest weigh more: the prices must
+    rank those right, and only need to find the others dear.
+    """
+    rows, targets = [], []
+    for case in data:
+        fastest = min(t for _, t in case)
+        for steps, t in case:
+            w = 1.0 if t <= 1.5 * fastest else 0.3
+            rows.append(_vector(steps, kinds, big) / t * w)
+            targets.append(w)
+    return _nnls(np.array(rows), np.array(targets))
 
 
 def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Non-negative least squares by active sets of columns (few columns)."""
+    """Non-negative least squares by shrinking the set of free columns."""
     cols = [j for j in range(a.shape[1]) if a[:, j].any()]
     while True:
-        coef = np.zeros(a.shape[1])
         sol = np.linalg.lstsq(a[:, cols], b, rcond=None)[0]
         if (sol >= 0).all():
+            coef = np.zeros(a.shape[1])
             coef[cols] = sol
             return coef
         cols = [c for c, v in zip(cols, sol, strict=True) if v > 0]
+
+
+def _regret(data: Any, coef: np.ndarray, kinds: list[str], big: int) -> np.ndarray:
+    """Per case, the time of the program the prices pick over the fastest candidate's."""
+    out = []
+    for case in data:
+        priced = [_vector(steps, kinds, big) @ coef for steps, _ in case]
+        times = [t for _, t in case]
+        out.append(times[int(np.argmin(priced))] / min(times))
+    return np.array(out)
+
+
+def main() -> None:
+    """Time, fit, judge, print."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--backend", default="numpy", choices=["numpy", "torch"])
+    parser.add_argument("--n", type=int, default=80)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--check", type=int, default=2, help="the seed of the cases judged")
+    parser.add_argument("--repeat", type=int, default=4)
+    args = parser.parse_args()
+    backend = load(args.backend)
+    train = _measure(backend, _cases(args.n, args.seed), args.repeat)
+    check = _measure(backend, _cases(args.n, args.check), args.repeat)
+    report(train, check, backend.model.big)
+
+
+def report(train: Any, check: Any, big: int) -> None:
+    """Fit on `train`, judge on both, print the prices."""
+    kinds = [k for k in _program.KINDS if any(k == s[0] for c in train for f, _ in c for s in f)]
+    coef = _fit(train, kinds, big)
+    for name, data in (("fitted", train), ("held out", check)):
+        r = _regret(data, coef, kinds, big)
+        print(
+            f"{name} cases ({len(r)}): picked / fastest candidate geomean "
+            f"{np.exp(np.mean(np.log(r))):.3f}, worst {r.max():.2f}, "
+            f"within 10% on {np.mean(r <= 1.1):.0%}"
+        )
+    for i, kind in enumerate(kinds):
+        print(f"    {kind}=({', '.join(f'{v:.4g}' for v in coef[5 * i : 5 * i + 5])}),")
 
 
 if __name__ == "__main__":

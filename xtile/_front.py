@@ -76,42 +76,31 @@ def _array_ints(a: Array, /, *, op: str, name: str, int64: bool, dims: str) -> t
     if a.ndim > 1:
         msg = f"{op}: `{name}` must be {dims}; got a {a.ndim}-D array of shape {tuple(a.shape)}."
         raise ValueError(msg)
-    if _backends.compiling():
-        msg = (
-            f"{op}: `{name}` must be static, since it sets the output shape: under "
-            "`torch.compile` pass Python ints, or a tensor made outside the compiled "
-            f"region; got a tensor of shape {tuple(a.shape)} traced by the compiler."
-        )
-        raise TypeError(msg)
-    if type(a).__module__.startswith("jax") and "Tracer" in type(a).__name__:
-        msg = (
-            f"{op}: `{name}` must be static (concrete), since it sets the output "
-            "shape; under a JAX transformation (`jax.jit`, `jax.vmap`, `jax.grad`, "
-            "...) pass Python ints, or mark the argument static (`static_argnums`). "
-            f"Got the traced value {a}."
-        )
-        raise TypeError(msg)
-    if str(getattr(a, "device", "")) == "meta":
-        msg = (
-            f"{op}: `{name}` must hold values, since they set the output shape; got a "
-            f"tensor on the meta device (shape {tuple(a.shape)}), which holds none. Pass "
-            "Python ints."
-        )
-        raise TypeError(msg)
-    if _backends.library(xp) == "dask":
-        a = a.compute()  # one graph evaluation, not one per element
+    why = (
+        f"a tensor of shape {tuple(a.shape)} traced by torch.compile (make it outside)"
+        if _backends.compiling()
+        else f"the traced value {a} (under `jax.jit`, `jax.vmap`, `jax.grad`: mark it static, "
+        "`static_argnums`)"
+        if type(a).__module__.startswith("jax") and "Tracer" in type(a).__name__
+        else f"a tensor on the meta device (shape {tuple(a.shape)}), which holds no values"
+        if str(getattr(a, "device", "")) == "meta"
+        else ""
+    )
     try:
-        if a.ndim == 0:
-            return (int(a),)
-        values = a.tolist() if hasattr(a, "tolist") else [int(a[i]) for i in range(a.shape[0])]
+        if not why:
+            if _backends.library(xp) == "dask":
+                a = a.compute()  # one graph evaluation, not one per element
+            if a.ndim == 0:
+                return (int(a),)
+            values = a.tolist() if hasattr(a, "tolist") else [int(a[i]) for i in range(a.shape[0])]
+            return tuple(int(v) for v in values)
     except (TypeError, ValueError) as e:  # a lazy array with no value (an ndonnx argument)
-        msg = (
-            f"{op}: `{name}` must be static (concrete), since it sets the output shape; "
-            f"got a lazy {type(a).__name__} of shape {tuple(a.shape)} that holds no values "
-            f"({e}). Pass Python ints."
-        )
-        raise TypeError(msg) from e
-    return tuple(int(v) for v in values)
+        why = f"a lazy {type(a).__name__} of shape {tuple(a.shape)} that holds no values ({e})"
+    msg = (
+        f"{op}: `{name}` must be static (concrete), since it sets the output shape; got "
+        f"{why}. Pass Python ints."
+    )
+    raise TypeError(msg)
 
 
 def host_ints(

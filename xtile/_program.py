@@ -16,25 +16,10 @@ from collections.abc import Iterator
 from typing import NamedTuple, TypeAlias
 
 __all__ = [
-    "MAX_DIMS",
-    "OFF",
-    "STAGE_BYTES",
-    "STRATEGIES",
-    "Copy",
-    "Layout",
-    "Model",
-    "Program",
-    "Repeat",
-    "Replicate",
-    "Whole",
-    "candidates",
-    "explain",
-    "fit_rank",
-    "plan",
-    "promote",
-    "switched_off",
-    "view_shapes",
-]
+    "KINDS", "MAX_DIMS", "NONE", "OFF", "STAGE_BYTES", "STRATEGIES", "Copy", "Layout", "Model",
+    "Program", "Repeat", "Replicate", "Whole", "candidates", "cost", "explain", "features",
+    "fit_rank", "plan", "promote", "switched_off", "view_shapes",
+]  # fmt: skip
 
 # limits, not tuning: the lowest rank limit of the array libraries' broadcast views,
 # and the largest staged array (it stays in cache; the peak memory is the output's + this)
@@ -43,78 +28,39 @@ STAGE_BYTES = 1 << 15
 
 Shape: TypeAlias = tuple[int, ...]
 Region: TypeAlias = tuple[tuple[int, int], ...]
+# ns per call, inner loop, element, byte written by a step under `Model.big`, byte over it
+Price: TypeAlias = tuple[float, float, float, float, float]
+NONE: Price = (math.inf, 0.0, 0.0, 0.0, 0.0)  # a step the backend does not have
+KINDS = ("copy", "item", "void", "repeat", "replicate", "native")
 
 
-class Layout(NamedTuple):
-    """
-    What the planner reads of an input; with the repeats, the plan cache's key.
-
-    Attributes
-    ----------
-    shape, strides : tuple of int
-        The input's shape and strides, in units of `unit` bytes.
-    itemsize : int
-        Bytes per element.
-    raw : bool
-        Its items may be moved as bytes (a plain dtype, no conjugate or negative bit).
-    parts : bool
-        Writes into views of a fresh output are plain writes (nothing records them).
-    tuned : bool
-        The backend's `Model` prices it (eager host memory); else it gets one copy.
-    unit : int
-        The bytes of one step of `strides`.
-    """
+class Layout(NamedTuple):  # numpydoc ignore=PR01
+    """What the planner reads of an input; with the repeats, the plan cache's key."""
 
     shape: Shape
-    strides: Shape
+    strides: Shape  # in units of `unit` bytes
     itemsize: int
-    raw: bool = False
-    parts: bool = False
-    tuned: bool = False
+    raw: bool = False  # its items may move as bytes (a plain dtype, no conj or neg bit)
+    parts: bool = False  # writes into views of a fresh output record nothing (no autograd)
+    tuned: bool = False  # in host memory, eager: the backend's `model` prices it
     unit: int = 1
 
 
-class Model(NamedTuple):
-    """
-    A backend's cost of each step, in nanoseconds, and what its primitives take.
+class Model(NamedTuple):  # numpydoc ignore=PR01
+    """A backend's price of each kind of step (`KINDS`), and what its primitives take."""
 
-    The coefficients are fitted by ``benchmarks/fit_cost.py`` (docs/performance.md);
-    an infinite one is a step the backend does not have.
-
-    Attributes
-    ----------
-    copy, item, repeat, replicate, native : float
-        Per call: a broadcast copy; the extra views of one whose runs move as items;
-        a ``repeat`` of blocks; a copy inside the output; the backend's own tile.
-    loop, element, void, byte : float
-        Per inner loop; per element moved; per item of more than 8 bytes moved as
-        one (in place of `element`); per byte written.
-    parallel : float
-        The time of a copy split over the threads, over its time on one.
-    split_bytes : int
-        The least copy that is split over the threads (0: none).
-    words : frozenset of int
-        Run sizes, in bytes, a copy moves as one machine word.
-    any_item : bool
-        Any contiguous run can move as one item (else only `words`).
-    interleaved : bool
-        A written prefix copies to places that interleave with it in one copy.
-    """
-
-    copy: float = 0.0
-    item: float = math.inf
-    repeat: float = math.inf
-    replicate: float = math.inf
-    native: float = math.inf
-    loop: float = 0.0
-    element: float = 0.0
-    void: float = 0.0
-    byte: float = 0.0
-    parallel: float = 1.0
-    split_bytes: int = 0
-    words: frozenset[int] = frozenset()
-    any_item: bool = False
-    interleaved: bool = False
+    # the prices (benchmarks/fit_cost.py) of: a broadcast copy; one whose runs move as
+    # items of a machine word; as longer items (void); a repeat of blocks; a copy inside
+    # the output; the backend's own tile
+    copy: Price = (0.0, 0.0, 0.0, 0.0, 0.0)
+    item: Price = NONE
+    void: Price = NONE
+    repeat: Price = NONE
+    replicate: Price = NONE
+    native: Price = NONE
+    big: int = 1 << 23  # the least step whose bytes cost the second byte price
+    words: frozenset[int] = frozenset()  # run sizes a copy moves as one machine word
+    interleaved: bool = False  # a written prefix copies to places interleaved with it
 
 
 class Copy(NamedTuple):
@@ -153,32 +99,18 @@ class Whole(NamedTuple):
 Step: TypeAlias = Copy | Repeat | Replicate | Whole
 
 
-class Program(NamedTuple):
-    """
-    A tile and the steps that write it, run in order by `xtile._run`.
+class Program(NamedTuple):  # numpydoc ignore=PR01
+    """A tile and the steps that write it, run in order by `xtile._run`."""
 
-    Attributes
-    ----------
-    shape, reps, out_shape : tuple of int
-        The promoted input shape and repeats, and the output shape.
-    size : int
-        The output's elements.
-    steps : tuple
-        Steps that each make a fresh array (the array so far), then steps that write
-        one output (a `Copy` into a region, `Replicate`).
-    cost : float
-        The model's price, in nanoseconds.
-    name : str
-        Which candidate it is.
-    """
-
-    shape: Shape
-    reps: Shape
+    shape: Shape  # the input's, promoted
+    reps: Shape  # promoted
     out_shape: Shape
     size: int
+    # steps that each make a fresh array from the array so far, then steps that write
+    # one output (`Copy` into a region, `Replicate`)
     steps: tuple[Step, ...]
-    cost: float = 0.0
-    name: str = "copy"
+    cost: float = 0.0  # ns, by the backend's model
+    name: str = "copy"  # which candidate
 
 
 def promote(
@@ -228,25 +160,22 @@ def _tiled(shape: Shape, reps: Shape, /) -> Shape:
     return tuple(map(operator.mul, shape, reps))
 
 
-def _copy_cost(
-    m: Model, shape: Shape, strides: Shape, reps: Shape, dest: Shape, itemsize: int, item: int, /
-) -> float:
+def _copy_work(
+    shape: Shape, strides: Shape, reps: Shape, dest: Shape, itemsize: int, item: int, /
+) -> tuple[int, int, int]:
     """
-    The price of a broadcast copy of an array of `shape` and `strides` by `reps`.
+    The inner loops, elements and bytes of a broadcast copy of `shape`, `strides` by `reps`.
 
     `dest` is the shape of the C-ordered array written (a region's whole output); with
     `item`, the runs from the last repeated axis move as items of that many bytes.
     """
-    calls = m.copy
     if item:
         last = _last(reps)
         w = math.prod(shape[last:]) * itemsize // item
         shape, strides = (*shape[:last], w), (*strides[:last], item)
-        dest, reps = (*dest[:last], reps[last] * w), reps[: last + 1]
-        calls, itemsize = calls + m.item, item
-    out_strides = _c_strides(dest, 1)
+        dest, reps, itemsize = (*dest[:last], reps[last] * w), reps[: last + 1], item
     view: list[tuple[int, int, int]] = []  # (extent, source stride, destination stride)
-    for d, r, st, t in zip(shape, reps, strides, out_strides, strict=True):
+    for d, r, st, t in zip(shape, reps, strides, _c_strides(dest, 1), strict=True):
         if d != 1 != r:
             view += ((r, 0, d * t), (d, st, t))
         elif d * r != 1:
@@ -257,50 +186,59 @@ def _copy_cost(
         if s != src * inner or t != dst * inner:
             break
         inner *= d
-    nbytes = size * itemsize
-    work = size // inner * m.loop + size * (m.void if item > 8 else m.element) + nbytes * m.byte
-    return calls + (work * m.parallel if m.split_bytes and nbytes >= m.split_bytes else work)
+    return size // inner, size, size * itemsize
 
 
-def _replicate_cost(m: Model, step: Replicate, out_shape: Shape, itemsize: int, /) -> float:
-    """The price of a copy inside the output."""
+def _replicate_work(step: Replicate, out_shape: Shape, itemsize: int, /) -> tuple[int, int, int]:
+    """The blocks, elements (none) and bytes of a copy inside the output."""
     places = math.prod(step.places)
-    inner = math.prod(out_shape[step.axis + 1 :]) * itemsize
-    copies = -(-(step.stop - step.n) // step.n)
-    nbytes = places * (step.stop - step.n) * inner
-    work = places * copies * m.loop + nbytes * m.byte + (places * m.void if copies == 1 else 0)
-    return m.replicate + (work * m.parallel if m.split_bytes and nbytes >= m.split_bytes else work)
+    nbytes = places * (step.stop - step.n) * math.prod(out_shape[step.axis + 1 :]) * itemsize
+    return places * -(-(step.stop - step.n) // step.n), 0, nbytes
 
 
-def _repeat_cost(m: Model, step: Repeat, itemsize: int, /) -> float:
-    """The price of a `numpy.repeat` of blocks (one thread)."""
-    outer = math.prod(step.shape[: step.axis])
-    size = math.prod(step.shape) * step.r
-    return m.repeat + outer * step.r * m.loop + size * itemsize * m.byte
+def _charge(m: Model, kind: str, work: tuple[int, int, int], /) -> float:
+    """The price of one step of `kind` doing `work` (inner loops, elements, bytes)."""
+    price: Price = getattr(m, kind)
+    byte = price[4] if work[2] >= m.big else price[3]
+    return price[0] + work[0] * price[1] + work[1] * price[2] + work[2] * byte
+
+
+def features(
+    program: Program, layout: Layout, /
+) -> list[tuple[str, tuple[int, int, int]]]:  # numpydoc ignore=PR01,RT01
+    """Each step's kind (of `KINDS`) and work: inner loops, elements, bytes written."""
+    itemsize, out_shape = layout.itemsize, program.out_shape
+    src = _promote_strides(layout, len(program.shape))  # the array so far's, in bytes
+    steps: list[tuple[str, tuple[int, int, int]]] = []
+    for step in program.steps:
+        if isinstance(step, Copy):
+            made = _tiled(step.shape, step.reps)
+            dest = made if step.region is None else out_shape
+            work = _copy_work(step.shape, src, step.reps, dest, itemsize, step.item)
+            kind = "copy" if not step.item else "item" if step.item in (1, 2, 4, 8) else "void"
+            steps.append((kind, work))
+            src = _c_strides(made, itemsize) if step.region is None else src
+        elif isinstance(step, Repeat):
+            made = _grown(step.shape, step.axis, step.r)
+            loops = math.prod(step.shape[: step.axis]) * step.r
+            steps.append(("repeat", (loops, 0, math.prod(made) * itemsize)))
+            src = _c_strides(made, itemsize)
+        elif isinstance(step, Replicate):
+            steps.append(("replicate", _replicate_work(step, out_shape, itemsize)))
+        else:
+            work = _copy_work(program.shape, src, program.reps, out_shape, itemsize, 0)
+            steps.append(("native", work))
+    return steps
 
 
 def cost(program: Program, layout: Layout, m: Model, /) -> float:  # numpydoc ignore=PR01,RT01
     """The model's price of `program` on an input of `layout`, in nanoseconds."""
-    itemsize, out_shape = layout.itemsize, program.out_shape
-    src = _promote_strides(layout, len(program.shape))  # the array so far's, in bytes
-    total = 0.0
-    for step in program.steps:
-        if isinstance(step, Copy):
-            fresh = _tiled(step.shape, step.reps)
-            dest = fresh if step.region is None else out_shape
-            total += _copy_cost(m, step.shape, src, step.reps, dest, itemsize, step.item)
-            if step.region is None:
-                src = _c_strides(fresh, itemsize)
-        elif isinstance(step, Repeat):
-            total += _repeat_cost(m, step, itemsize)
-            r = (1,) * step.axis + (step.r,) + (1,) * (len(step.shape) - step.axis - 1)
-            src = _c_strides(_tiled(step.shape, r), itemsize)
-        elif isinstance(step, Replicate):
-            total += _replicate_cost(m, step, out_shape, itemsize)
-        else:
-            whole = _copy_cost(m, program.shape, src, program.reps, out_shape, itemsize, 0)
-            total += whole - m.copy + m.native
-    return total
+    return sum(_charge(m, kind, work) for kind, work in features(program, layout))
+
+
+def _grown(shape: Shape, axis: int, r: int, /) -> Shape:
+    """`shape` with `axis` `r` times as long."""
+    return (*shape[:axis], shape[axis] * r, *shape[axis + 1 :])
 
 
 def _promote_strides(layout: Layout, ndim: int, /) -> Shape:
@@ -323,25 +261,8 @@ STRATEGIES = ("bytes", "native", "staged", "extended")
 
 
 @contextlib.contextmanager
-def switched_off(*names: str) -> Iterator[None]:
-    """
-    Plan without the candidates `names` (of `STRATEGIES`) inside this block.
-
-    Parameters
-    ----------
-    *names : str
-        Names from `STRATEGIES`.
-
-    Yields
-    ------
-    None
-        Inside the block the candidates are off.
-
-    Raises
-    ------
-    ValueError
-        For a name that is not a strategy.
-    """
+def switched_off(*names: str) -> Iterator[None]:  # numpydoc ignore=PR01,YD01
+    """Plan without the candidates `names` (of `STRATEGIES`) in this block, for ablations."""
     if unknown := set(names) - set(STRATEGIES):
         msg = f"unknown strategies {sorted(unknown)}; they are {STRATEGIES}."
         raise ValueError(msg)
@@ -380,17 +301,18 @@ def candidates(
     if layout.tuned:
         # the native program writes into a fresh output only; NumPy's chain of repeats holds
         # an intermediate array unless one axis repeats, and copies a strided input first
-        if fresh and m.native < math.inf:
+        if fresh and m.native != NONE:
             found.append(base._replace(steps=(Whole(reps),), name="native"))
         if (
             fresh
-            and m.repeat < math.inf
+            and m.repeat != NONE
             and sum(r != 1 for r in reps) == 1
             and _contiguous(shape, strides, layout.itemsize)
         ):
-            found.append(base._replace(steps=_repeats(shape, reps), name="native"))
+            a = _last(reps)  # the one repeated axis: `numpy.tile` repeats its blocks
+            found.append(base._replace(steps=(Repeat(shape, a, reps[a]),), name="native"))
         found += _staged(base, layout, strides, m, fresh)
-        if fresh and layout.raw and layout.parts and m.replicate < math.inf:
+        if fresh and layout.raw and layout.parts and m.replicate != NONE:
             found += _extended(base, layout, strides, m)
     return [p._replace(cost=cost(p, layout, m)) for p in found]
 
@@ -403,7 +325,7 @@ def fit_rank(
     steps: list[Step] = []
     for r, a in paired[: max(0, len(shape) + len(paired) - most)]:
         steps.append(Repeat(shape, a, r))
-        shape = (*shape[:a], shape[a] * r, *shape[a + 1 :])
+        shape = _grown(shape, a, r)
         reps = (*reps[:a], 1, *reps[a + 1 :])
     return (*steps, Copy(shape, reps))
 
@@ -414,23 +336,13 @@ def _item(
     """The bytes a copy may move each run as (0: none): its runs contiguous, raw, fresh."""
     last = _last(reps)
     run = math.prod(shape[last:]) * layout.itemsize
-    if last < 0 or not (fresh and layout.raw and run > layout.itemsize) or m.item == math.inf:
+    if last < 0 or not (fresh and layout.raw and run > layout.itemsize):
         return 0
     if not _contiguous(shape[last:], strides[last:], layout.itemsize):
         return 0
-    if m.any_item and run < 1 << 30:
+    if m.void != NONE and run < 1 << 30:  # any run, as one item (NumPy's void)
         return run
     return max((w for w in m.words if run % w == 0 and w > layout.itemsize), default=0)
-
-
-def _repeats(shape: Shape, reps: Shape, /) -> tuple[Step, ...]:
-    """`numpy.tile`'s own program: each repeated axis in turn, from the outermost."""
-    steps: list[Step] = []
-    for a, r in enumerate(reps):
-        if r != 1:
-            steps.append(Repeat(shape, a, r))
-            shape = (*shape[:a], shape[a] * r, *shape[a + 1 :])
-    return tuple(steps)
 
 
 def _staged(
@@ -464,7 +376,8 @@ def _staged(
     def level(k: int, r: Shape) -> tuple[float, tuple[Step, ...]]:  # numpydoc ignore=PR01,RT01
         """The cheapest chain to state `k`, then the level by `r` from it."""
         src = strides if k == n else _c_strides(state(k), itemsize)
-        c = _copy_cost(m, state(k), src, r, _tiled(state(k), r), itemsize, 0)
+        work = _copy_work(state(k), src, r, _tiled(state(k), r), itemsize, 0)
+        c = _charge(m, "copy", work)
         return best[k][0] + c, (*best[k][1], Copy(state(k), r))
 
     best: dict[int, tuple[float, tuple[Step, ...]]] = {n: (0.0, ())}
@@ -573,7 +486,7 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
             def price(option: tuple[Step, ...]) -> float:
                 """The price of one way to fill the axis."""
                 return sum(
-                    _replicate_cost(m, s, out_shape, itemsize)
+                    _charge(m, "replicate", _replicate_work(s, out_shape, itemsize))
                     for s in option
                     if isinstance(s, Replicate)
                 )
@@ -584,20 +497,8 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
     return found
 
 
-def explain(program: Program, /) -> str:
-    """
-    The steps of `program`, one line each, as ``python -m xtile explain`` prints them.
-
-    Parameters
-    ----------
-    program : Program
-        A program of `plan` or `candidates`.
-
-    Returns
-    -------
-    str
-        A heading, then one line per step, numbered.
-    """
+def explain(program: Program, /) -> str:  # numpydoc ignore=PR01,RT01
+    """The steps of `program`, one line each, as ``python -m xtile explain`` prints them."""
     p = program
     lines = [f"{p.name}: tile {p.shape} by {p.reps} -> {p.out_shape}, cost {p.cost / 1e3:.1f} us"]
     if not p.steps:

@@ -80,7 +80,6 @@ def compile_program(
     empty = backend.empty or (lambda s, x: xp.empty(s, dtype=x.dtype, device=device(x)))
 
     def run_into(x: Array, out: Array | None) -> Array:  # numpydoc ignore=GL08,PR01,RT01
-        """One call of the step."""
         for call in fresh:
             x = call(x, None)
         if out is None:

@@ -1,14 +1,11 @@
-"""
-The threads that write a big output: `threads`, ``XTILE_NUM_THREADS``, threadpoolctl.
+"""The threads that write a big output: `threads`, ``XTILE_NUM_THREADS``, threadpoolctl."""
 
-A copy of a big output is split into slabs, one per thread; the calling thread
-writes one, a pool (made on the first such copy, remade after a fork) the others.
-Only C calls that release the GIL run in it. The count is the first of: the
-innermost `threads` block, ``XTILE_NUM_THREADS``, the CPUs this process may run
-on; a `threadpoolctl.threadpool_limits` block lowers it. A copy that starts while
-another is in the pool runs on its caller's thread alone, so that calls from many
-threads never ask for more threads than there are CPUs.
-"""
+# A big copy is split into slabs, one per thread: the calling thread writes one, a pool
+# (made on the first such copy, remade after a fork) the others. The count is the first
+# of: the innermost `threads` block, XTILE_NUM_THREADS, the CPUs this process may run on;
+# a threadpoolctl limit lowers it. A copy that starts while another is in the pool runs
+# on its caller's thread alone: calls from many threads never ask for more threads than
+# there are CPUs.
 
 import contextlib
 import contextvars
@@ -66,15 +63,8 @@ def _default() -> int:
     return _from_env() or _cpus()
 
 
-def count() -> int:
-    """
-    How many threads a big copy would use now: a `threads` block, the environment, the CPUs.
-
-    Returns
-    -------
-    int
-        At least 1.
-    """
+def count() -> int:  # numpydoc ignore=RT01
+    """How many threads a big copy uses now: a `threads` block, the environment, the CPUs."""
     n = _LIMIT.get()
     if n is None:
         n = _default()
@@ -130,12 +120,7 @@ def threads(n: int, /) -> Iterator[None]:
 
 
 def run(calls: Sequence[Callable[[], object]], /) -> None:  # numpydoc ignore=PR01
-    """
-    Run `calls` (each a slab's C copy that releases the GIL) on the pool and this thread.
-
-    The last runs here (and any the pool no longer takes, at interpreter shutdown);
-    all are done on return, and an error of any of them is raised.
-    """
+    """Run `calls` (C copies that release the GIL) on the pool, the last on this thread."""
     state = _STATE
     with state.lock:
         shared = not state.busy and len(calls) > 1
@@ -183,14 +168,9 @@ def _unlimited() -> int:
 
 
 def _register_threadpoolctl() -> None:
-    """
-    Let ``threadpoolctl.threadpool_limits`` limit xtile's threads (a custom controller).
-
-    threadpoolctl finds controllers by the shared libraries loaded; xtile's threads
-    split NumPy's copies, so its controller goes with NumPy's core module. Registered
-    at ``import xtile`` where threadpoolctl (3.2 or later) is installed, so that a
-    limit entered at any time after applies.
-    """
+    """Let ``threadpoolctl.threadpool_limits`` limit xtile's threads (a custom controller)."""
+    # threadpoolctl finds controllers by the shared libraries loaded: xtile's go with
+    # NumPy's core module; registered at import, so that a limit entered later applies
     if importlib.util.find_spec("threadpoolctl") is None:
         return
     try:
@@ -210,12 +190,9 @@ def _register_threadpoolctl() -> None:
             return _STATE.limited or _unlimited()
 
         def set_num_threads(self, num_threads: int) -> None:  # numpydoc ignore=PR01
-            """
-            Limit every later copy; threadpoolctl restores the limit it read on exit.
-
-            A limit equal to the count outside any block is none (it is what the
-            exit restores), so it does not cap a `threads` block that asks for more.
-            """
+            """Limit every later copy; threadpoolctl restores the limit it read on exit."""
+            # the count outside any block is no limit (the exit restores it): it must
+            # not cap a `threads` block that asks for more
             _STATE.limited = None if num_threads == _unlimited() else max(1, num_threads)
 
         def get_version(self) -> str:  # numpydoc ignore=RT01

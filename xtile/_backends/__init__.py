@@ -24,56 +24,30 @@ Array = Any
 Call = Callable[[Array, Array | None], Array]
 
 
-class Backend(NamedTuple):
-    """
-    A library's primitives: what runs a program's steps, and what they take.
-
-    Attributes
-    ----------
-    name : str
-        The library's name ("numpy").
-    model : Model
-        The price of its steps (`xtile._program.Model`) on a `Layout` it tunes.
-    device : Model
-        The price of its steps on any other layout (a GPU's, a traced array's).
-    layout : callable or None
-        What the planner reads of `x`, the plan cache's key; None for an array that
-        gets one copy, uncached (a subclass, a traced tensor). None: never planned.
-    copy : callable or None
-        ``copy(step)``: a `Copy` as a call ``(x, dest)``, into a fresh array (`dest`
-        None) or `dest` (any strides). None: the standard copy.
-    repeat, replicate : callable or None
-        ``repeat(step)``: a `Repeat` as a call ``(x, None)``; ``replicate(out, step)``.
-    whole : callable or None
-        ``whole(x, reps, xp, tile)``: the whole tile, by the library's own means.
-    unwrap, check_out, empty : callable or None
-        The plain arrays of a subclass and how to rebuild; the library's own `out`
-        checks; a new C-ordered array.
-    max_dims : int
-        The most axes its broadcast view may have.
-    xp : module or None
-        Its namespace, for the programs kept of it.
-    """
+class Backend(NamedTuple):  # numpydoc ignore=PR01
+    """A library's primitives: what runs a program's steps, and what they take."""
 
     name: str
-    model: Model = Model()
-    device: Model = Model()
+    model: Model = Model()  # the price of its steps on a `Layout` it tunes
+    device: Model = Model()  # on any other (a GPU's)
+    # what the planner reads of `x`, the plan cache's key; None for an array that gets
+    # one copy, unplanned (a subclass, a traced tensor); no function: never planned
     layout: Callable[[Array], Layout | None] | None = None
-    copy: Callable[[Copy], Call] | None = None
+    copy: Callable[[Copy], Call] | None = None  # a `Copy` as a call (x, dest or None)
     repeat: Callable[[Repeat], Call] | None = None
-    replicate: Callable[[Array, Replicate], None] | None = None
-    whole: Callable[..., Array] | None = None
-    unwrap: Callable[[Array], Any] | None = None
-    check_out: Callable[[Array, Array, str], None] | None = None
-    empty: Callable[[tuple[int, ...], Array], Array] | None = None
-    max_dims: int = MAX_DIMS
-    xp: ModuleType | None = None
+    replicate: Callable[[Array, Replicate], None] | None = None  # (out, step), in place
+    whole: Callable[..., Array] | None = None  # (x, reps, xp, tile): the library's own tile
+    unwrap: Callable[[Array], Any] | None = None  # a subclass's plain arrays, and rebuild
+    check_out: Callable[[Array, Array, str], None] | None = None  # its own `out` checks
+    empty: Callable[[tuple[int, ...], Array], Array] | None = None  # a new C-ordered array
+    max_dims: int = MAX_DIMS  # the most axes of its broadcast view
+    xp: ModuleType | None = None  # its namespace, for the programs kept of it
 
 
 STANDARD = Backend("standard")
 
 
-class Library(NamedTuple):
+class Library(NamedTuple):  # numpydoc ignore=PR01
     """An array library: its name, namespaces, array modules, and whether it is writable."""
 
     name: str

@@ -24,7 +24,6 @@ def _copy(step: Copy, /) -> Call:
     out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
 
     def copy(x: Any, dest: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
-        """One call of the step."""
         if 0 in out_shape:
             return xp.empty(out_shape, dtype=x.dtype, device=x.device) if dest is None else dest
         view = xp.broadcast_to(xp.reshape(x, spread), view_shape)
@@ -40,7 +39,7 @@ def _copy(step: Copy, /) -> Call:
 
 BACKEND = Backend(
     "array_api_strict",
-    model=Model(copy=4000.0, loop=5.0, element=0.2, byte=0.1),
+    model=Model(copy=(0.0, 0.0, 0.0, 0.0, 0.0)),  # one copy: nothing to choose
     layout=_layout,
     copy=_copy,
     xp=xp,

@@ -60,7 +60,6 @@ def _copy(step: Copy, /) -> Call:
     split = _split(spread, view_shape)
 
     def copy(x: Any, dest: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
-        """One call of the step."""
         a = np.asarray(x)
         w = _whole_items(a)
         if dest is None:
@@ -104,7 +103,6 @@ def _parallel(copy: Callable[[Any, Any], object], target: Any, source: Any, /) -
     head = (slice(None),) * axis
 
     def slab(a: int, b: int) -> Callable[[], object]:  # numpydoc ignore=GL08,PR01,RT01
-        """One call of the step."""
         part = (*head, slice(a, b))
         return lambda: copy(target[part], source if source.shape[axis] == 1 else source[part])
 
@@ -131,7 +129,6 @@ def _repeat(step: Repeat, /) -> Call:
     shape = (*step.shape[: step.axis], step.shape[step.axis] * step.r, *step.shape[step.axis + 1 :])
 
     def repeat(x: Any, _: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
-        """One call of the step."""
         a = np.asarray(x)
         w = _whole_items(a)
         out = w.reshape(-1, n).repeat(step.r, 0).reshape(shape)
@@ -157,13 +154,19 @@ def _replicate(out: Any, step: Replicate, /) -> None:
 
 def _copy_bytes(out: Any, src: int, dst: int, nbytes: int, count: int, stride: int, /) -> None:
     """`nbytes` from offset `src` to `dst` of `out`, at `count` places `stride` apart, in place."""
-    for part in range(0, nbytes, _MAX_VOID_BYTES):
-        item = np.dtype((np.void, min(_MAX_VOID_BYTES, nbytes - part)))
-        _parallel(
-            np.copyto,
-            np.ndarray((count,), dtype=item, buffer=out, offset=dst + part, strides=(stride,)),
-            np.ndarray((count,), dtype=item, buffer=out, offset=src + part, strides=(stride,)),
+    # 1-D copies of void items, which NumPy makes in place; one place's bytes in slabs
+    split = count == 1 and nbytes >= _threads.PARALLEL_BYTES
+    size = min(_MAX_VOID_BYTES, -(-nbytes // _threads.count()) if split else nbytes)
+
+    def part(at: int) -> Callable[[], None]:  # numpydoc ignore=GL08
+        item = np.dtype((np.void, min(size, nbytes - at)))
+        to, of = (
+            np.ndarray((count,), dtype=item, buffer=out, offset=off + at, strides=(stride,))
+            for off in (dst, src)
         )
+        return lambda: _parallel(np.copyto, to, of)
+
+    _threads.run([part(at) for at in range(0, nbytes, size)])
 
 
 def _one_axis(shape: tuple[int, ...], strides: tuple[int, ...], /) -> tuple[int, int]:
@@ -216,17 +219,12 @@ def _check_out(x: Any, out: Any, op: str, /) -> None:
 
 
 MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
-    copy=5457.0,
-    item=2882.0,
-    repeat=3513.0,
-    replicate=11120.0,
-    loop=0.2647,
-    element=0.0178,
-    void=0.4365,
-    byte=0.04443,
-    split_bytes=_threads.PARALLEL_BYTES,
-    words=frozenset({2, 4, 8, 16}),
-    any_item=True,
+    copy=(2321.0, 3.571, 0.0, 0.02488, 0.0225),
+    item=(3564.0, 3.722, 0.1394, 0.05433, 0.0),
+    void=(3883.0, 3.961, 0.003147, 0.02472, 0.02353),
+    repeat=(1415.0, 0.0, 0.0, 0.02314, 0.08247),
+    replicate=(6361.0, 2.181, 0.0, 0.02591, 0.02049),
+    words=frozenset({2, 4, 8}),
 )
 BACKEND = Backend(
     "numpy",

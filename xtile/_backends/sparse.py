@@ -16,7 +16,6 @@ def _unwrap(x: Any, /) -> tuple[tuple[Any, ...], Callable[..., Any]] | None:
     axes = getattr(x, "compressed_axes", None)  # GCXS: CSR is (0,), CSC (1,)
 
     def rebuild(tiled: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
-        """One call of the step."""
         if axes is None:
             return tiled.asformat(fmt)
         lead = tiled.ndim - x.ndim  # the axes `repeats` prepended

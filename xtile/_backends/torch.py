@@ -73,7 +73,6 @@ def _copy(step: Copy, /) -> Call:
         return copy_items
 
     def copy(x: Any, dest: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
-        """One call of the step."""
         view = x.view(*spread).expand(*view_shape)  # inserts length-1 axes: a view
         if dest is not None:
             dest.view(*view_shape).copy_(view)  # splits axes only: a view
@@ -238,19 +237,17 @@ def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
 
 
 MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
-    copy=7660.0,
-    item=9173.0,
-    replicate=28210.0,
-    native=14830.0,
-    loop=3.515,
-    element=0.01082,
-    void=12.07,
-    byte=0.03819,
+    copy=(8163.0, 1.418, 0.004816, 0.01133, 0.02162),
+    item=(18140.0, 2.023, 0.0, 0.01215, 0.027),
+    replicate=(25690.0, 0.5743, 0.0, 0.01359, 0.02255),
+    native=(15010.0, 1.376, 0.01478, 0.009717, 0.01567),
     words=frozenset(_WORDS),
     interleaved=True,
 )
 # a device's copy costs per element, not per byte: its runs as words where they are many
-DEVICE = Model(copy=20000.0, item=40000.0, element=0.01, words=frozenset(_WORDS))
+DEVICE = Model(
+    copy=(2e4, 0.0, 0.01, 0.0, 0.0), item=(4e4, 0.0, 0.01, 0.0, 0.0), words=frozenset(_WORDS)
+)
 BACKEND = Backend(
     "torch",
     model=MODEL,
