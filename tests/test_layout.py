@@ -111,7 +111,8 @@ def test_backends_one_module_each() -> None:
         assert module.__all__ == ["BACKEND"]
         if hasattr(module, "MODEL"):  # a fitted model prices the layouts it tunes
             assert backend.model is module.MODEL
-        assert (backend.layout is None) == (backend.model == xtile._program.Model())
+        if backend.model != xtile._program.Model():  # a fitted model: its layouts are planned
+            assert backend.layout is not None
 
 
 def test_backends_never_order_the_steps() -> None:

@@ -169,3 +169,15 @@ def test_explain_help_is_complete() -> None:
     out = _run("explain", "--help")
     for word in ("SHAPE", "REPEATS", "--dtype", "--backend", "candidate"):
         assert word in out
+
+
+def test_explain_into_a_closed_pipe_says_nothing() -> None:
+    """``python -m xtile explain ... | true`` (a reader that leaves at once): no traceback."""
+    run = subprocess.run(
+        f"{sys.executable} -m xtile explain 3,1 39631,2 --dtype float64 | true",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "Traceback" not in run.stderr, run.stderr

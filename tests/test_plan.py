@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from xtile import _backends, _program, _run
-from xtile._program import Copy, Layout, Model, Program, Repeat, Replicate, Whole
+from xtile._program import NONE, Copy, Layout, Model, Program, Repeat, Replicate, Whole
 from xtile._testing import to_numpy
 
 NUMPY = _backends.load("numpy")
@@ -202,9 +202,9 @@ def test_flags_gate_the_candidates(
         assert len(p.steps) <= 1
         assert all(isinstance(s, Copy) and s.region is None for s in p.steps)
     # a step the backend lacks (an infinite cost) is never a candidate
-    assert "bytes" not in names(model=m._replace(item=math.inf))
-    assert "native" not in names(model=m._replace(repeat=math.inf, native=math.inf))
-    assert "extended" not in names(model=m._replace(replicate=math.inf))
+    assert "bytes" not in names(model=m._replace(item=NONE, void=NONE))
+    assert "native" not in names(model=m._replace(repeat=NONE, native=NONE))
+    assert "extended" not in names(model=m._replace(replicate=NONE))
     assert names(model=Model()) <= {"copy", "staged", "empty"}
     # only the repeated axes of an input with more than one element ever need a program
     if all(r == 1 for r in reps) and shape:
@@ -257,9 +257,9 @@ def test_a_device_copy_moves_the_widest_word(
     if _have("torch"):
         model = _backends.load("torch").device
         assert model.words == WORDS
-        assert not model.any_item
+        assert model.void == NONE  # no run of any size as one item: words only
     else:
-        model = Model(copy=20000.0, item=40000.0, element=0.01, words=WORDS)
+        model = Model(copy=(2e4, 0, 0.01, 0, 0), item=(4e4, 0, 0.01, 0, 0), words=WORDS)
     layout = _c_layout(shape, itemsize, tuned=False)
     found = _program.candidates(layout, reps, model, True)
     assert found[0].name == "copy"

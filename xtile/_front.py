@@ -218,11 +218,16 @@ def tile(
         and type(repeats) is tuple
         and set(map(type, repeats)) <= _INT
         and (found := _backends.of(x)) is not None
-        and found[1].layout is not None
-        and (layout := found[1].layout(x)) is not None  # None while torch.compile traces
+        and (read := found[1].layout) is not None
+        and (layout := read(x)) is not None  # None while torch.compile traces
         and (kept := _run.KEPT.get((found[1].name, layout, repeats, True, _program.OFF.get())))
     ):  # a call seen before: its checks passed for this very key
-        return _allocating(kept[1], x, None, kept[0].out_shape, found[0], op)
+        try:
+            return kept[1](x, None)
+        except (MemoryError, RuntimeError) as e:
+            if (error := _out_of_memory(e, x, kept[0].out_shape, found[0], op)) is e:
+                raise
+            raise error from e
     xp, backend = namespace(x, xp, op=op, name=name)
     reps = parse(repeats, x, xp, op)
     parts = None if backend.unwrap is None else backend.unwrap(x)  # before the shape is read
@@ -284,19 +289,28 @@ def _allocating(
     try:
         return run(x, out)
     except (MemoryError, RuntimeError) as e:
-        text = str(e).lower()
-        if not (
-            isinstance(e, MemoryError) or "can't allocate memory" in text or "out of memory" in text
-        ):
+        if (error := _out_of_memory(e, x, out_shape, xp, op)) is e:
             raise
-        nbytes = f"{math.prod(out_shape) * _itemsize(x.dtype, xp):_} bytes".replace("_", ",")
-        said = "" if type(e).__module__.startswith("numpy") else str(e).strip()
-        said = said.splitlines()[0] if said else ""
-        msg = (
-            f"{op}: cannot allocate the output of shape {out_shape} and dtype {x.dtype} "
-            f"({nbytes})" + (f"; the allocator said: {said}" if said else ".")
-        )
-        raise MemoryError(msg) from e
+        raise error from e
+
+
+def _out_of_memory(
+    e: BaseException, x: Array, out_shape: tuple[int, ...], xp: Any, op: str
+) -> BaseException:
+    """`e` if it is not an allocator's failure; else a `MemoryError` naming the output."""
+    text = str(e).lower()
+    if not (
+        isinstance(e, MemoryError) or "can't allocate memory" in text or "out of memory" in text
+    ):
+        return e
+    nbytes = f"{math.prod(out_shape) * _itemsize(x.dtype, xp):_} bytes".replace("_", ",")
+    said = "" if type(e).__module__.startswith("numpy") else str(e).strip()
+    said = said.splitlines()[0] if said else ""
+    msg = (
+        f"{op}: cannot allocate the output of shape {out_shape} and dtype {x.dtype} "
+        f"({nbytes})" + (f"; the allocator said: {said}" if said else ".")
+    )
+    return MemoryError(msg)
 
 
 def _block(x: Array, reps: tuple[int, ...]) -> Array:

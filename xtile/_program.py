@@ -340,9 +340,10 @@ def _item(
         return 0
     if not _contiguous(shape[last:], strides[last:], layout.itemsize):
         return 0
-    if m.void != NONE and run < 1 << 30:  # any run, as one item (NumPy's void)
+    if run not in (2, 4, 8) and m.void != NONE and run < 1 << 30:  # as one void item
         return run
-    return max((w for w in m.words if run % w == 0 and w > layout.itemsize), default=0)
+    word = max((w for w in m.words if run % w == 0 and w > layout.itemsize), default=0)
+    return word if m.item != NONE else 0
 
 
 def _staged(
@@ -515,14 +516,10 @@ def _describe(step: Step, /) -> str:
     if isinstance(step, Repeat):
         return f"repeat: {step.shape} along axis {step.axis} x{step.r} into a fresh array"
     if isinstance(step, Replicate):
-        where = math.prod(step.places)
-        return f"replicate: axis {step.axis}, [0:{step.n}] copied to [{step.n}:{step.stop}]" + (
-            f" in {where} places" if where > 1 else ""
-        )
-    what = "copy" + (f" (runs as items of {step.item} bytes)" if step.item else "")
-    what += f": {step.shape} tiled by {step.reps}"
-    if step.source is not None:
-        what += " from [" + ", ".join(f":{n}" for n in step.source) + "]"
-    if step.region is None:
-        return f"{what} -> a fresh array"
-    return f"{what} -> output[" + ", ".join(f"{a}:{b}" for a, b in step.region) + "]"
+        places = f" in {math.prod(step.places)} places" if math.prod(step.places) > 1 else ""
+        return f"replicate: axis {step.axis}, [0:{step.n}] to [{step.n}:{step.stop}]{places}"
+    what = f"copy{f' (runs as items of {step.item} bytes)' if step.item else ''}: {step.shape}"
+    what += f" by {step.reps}"
+    what += " from [" + ", ".join(f":{n}" for n in step.source) + "]" if step.source else ""
+    into = ", ".join(f"{a}:{b}" for a, b in step.region) if step.region else ""
+    return f"{what} -> " + (f"output[{into}]" if into else "a fresh array")

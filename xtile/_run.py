@@ -63,6 +63,8 @@ def compile_program(
     if cut == len(steps):
         *before, last = fresh
         direct = isinstance(steps[-1], Copy) and not steps[-1].item
+        if direct and not before:
+            return last  # one copy, into a fresh array or `out`
 
         def run(x: Array, out: Array | None) -> Array:
             for call in before:

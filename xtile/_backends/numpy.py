@@ -57,7 +57,7 @@ def _copy(step: Copy, /) -> Call:
 
         return copy_items
     spread, view_shape = view_shapes(step.shape, step.reps)
-    split = _split(spread, view_shape)
+    split, size = _split(spread, view_shape), math.prod(out_shape)
 
     def copy(x: Any, dest: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
         a = np.asarray(x)
@@ -74,6 +74,8 @@ def _copy(step: Copy, /) -> Call:
         source = w.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
+        elif size * a.itemsize < _threads.PARALLEL_BYTES:  # the common case, first
+            np.copyto(target, source)
         else:
             _parallel(np.copyto, target, source)
         if dest is not None:
