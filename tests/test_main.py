@@ -6,6 +6,7 @@ import sys
 import numpy as np
 import pytest
 
+from xtile._cli._main import describe
 from xtile._testing import Backend, _oracles
 
 
@@ -120,12 +121,12 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert names.count("copy") == 1
     costs = [float(h.rpartition("cost ")[2].removesuffix(" us")) for h in heads]
     assert costs == sorted(costs)  # the cheapest first
-    # every candidate of the call, step by step, as `xtile._program.explain` writes it
+    # every candidate of the call, step by step, as `describe` writes it
     numpy = _backends.load("numpy")
     layout = numpy.layout(np.empty((3, 1)))
     found = sorted(_program.candidates(layout, (39631, 2), numpy.model, True), key=lambda p: p.cost)
     assert found[0] == _program.plan(layout, (39631, 2), numpy.model, True)
-    said = [("chosen " if i == 0 else "beat ") + _program.explain(p) for i, p in enumerate(found)]
+    said = [("chosen " if i == 0 else "beat ") + describe(p) for i, p in enumerate(found)]
     assert lines == "\n".join(said).splitlines()
     assert "-> output[" in out  # a staged program's whole copies, then the rest
     assert main(["explain", "(100, 100, 3)", "10,10,10", "--backend", "numpy"]) == 0

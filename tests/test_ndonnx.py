@@ -127,3 +127,16 @@ def test_out_refused() -> None:
     x = ndx.asarray(np.ones((2, 3), dtype=np.float32))
     with pytest.raises(TypeError, match="lazy"):
         xtile.tile(x, 2, out=ndx.asarray(np.ones((2, 6), dtype=np.float32)))
+
+
+@pytest.mark.parametrize(("shape", "reps"), CASES, ids=str)
+def test_one_tile_node(shape: tuple[int | str, ...], reps: Any) -> None:
+    """The graph is ONNX's own Tile: one node, with nothing but constants and rank padding."""
+    x = ndx.argument(shape=shape, dtype=ndx.float32)
+    tiles = [xtile.tile(x, reps)]
+    if len(np.atleast_1d(reps)) == len(shape):
+        tiles.append(xtile.onnx.tile(x, reps))
+    for y in tiles:
+        ops = [node.op_type for node in ndx.build({"x": x}, {"y": y}).graph.node]
+        assert ops.count("Tile") == 1, ops
+        assert set(ops) <= {"Tile", "Constant", "Identity", "Unsqueeze", "Gather"}, ops

@@ -12,6 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from xtile import _backends, _program, _run
+from xtile._cli._main import describe
 from xtile._program import NONE, Copy, Layout, Model, Program, Repeat, Replicate, Whole
 from xtile._testing import to_numpy
 
@@ -81,7 +82,7 @@ def _check(program: Program, x: Any, backend: _backends.Backend, xp: Any, fresh:
     """
     call = _run.compile_program(program, backend, xp)
     want = np.tile(to_numpy(x), program.reps)
-    why = f"{backend.name}: {_program.explain(program)}"
+    why = f"{backend.name}: {describe(program)}"
     out = _out_like(program, x, fresh)
     got = call(x, out)
     np.testing.assert_array_equal(to_numpy(out), want, why)
@@ -322,7 +323,7 @@ def test_a_device_copy_of_any_layout(make: str) -> None:
         np.testing.assert_array_equal(
             got.detach().resolve_conj().resolve_neg().numpy(),
             np.tile(x.detach().resolve_conj().resolve_neg().numpy(), (17, 16)),
-            _program.explain(program),
+            describe(program),
         )
 
 
@@ -372,7 +373,7 @@ def test_explain_names_every_step() -> None:
         _staged_with_a_rest(),
     ]
     for program in programs:
-        text = _program.explain(program)
+        text = describe(program)
         head, *lines = text.split("\n")
         assert head.startswith(f"{program.name}: tile {program.shape} by {program.reps}")
         assert f"-> {program.out_shape}" in head
@@ -393,7 +394,7 @@ def test_explain_names_every_step() -> None:
     assert isinstance(rest, Copy)
     assert rest.region is not None
     assert rest.region[0][1] == 39631 * 3  # the rest ends the output
-    assert _region(rest.region) in _program.explain(_staged_with_a_rest())
+    assert _region(rest.region) in describe(_staged_with_a_rest())
 
 
 def test_the_sentinel_catches_a_dropped_step() -> None:
@@ -515,7 +516,7 @@ def test_stage_and_steps_stay_in_their_bounds() -> None:
 
 
 def _in_bounds(program: Program, itemsize: int) -> None:
-    out_shape, why = program.out_shape, _program.explain(program)
+    out_shape, why = program.out_shape, describe(program)
     ndim = len(out_shape)
     fresh = [s for s in program.steps if not _writes_into_output(program._replace(steps=(s,)))]
     for step in program.steps:

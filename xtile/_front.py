@@ -1,10 +1,4 @@
-"""
-The one front door of `xtile.tile`, `xtile.onnx` and `xtile.openvino`: check, then run.
-
-Every check runs here, once, before anything is allocated or written: the array and
-its namespace, the repeats (each spec's own rule), the output's size, `out`. Then a
-plain array's program is recalled (or planned) and run.
-"""
+"""The front door of `xtile.tile`, `xtile.onnx`, `xtile.openvino`: every check once, then run."""
 
 import contextlib
 import math
@@ -16,30 +10,22 @@ from typing import Any
 from array_api_compat import is_lazy_array, is_numpy_array, is_writeable_array
 
 from . import _backends, _program, _run
-from ._backends import Backend
+from ._backends import Backend, Call
 
-__all__ = [
-    "INT64_MAX",
-    "check_shape",
-    "host_ints",
-    "non_negative",
-    "tile",
-    "tiled_shape",
-]
+__all__ = ["INT64_MAX", "check_shape", "host_ints", "non_negative", "tile", "tiled_shape"]
 
 Array = Any
+Shape = tuple[int, ...]
 INT64_MAX = 2**63 - 1
 _INT = {int}
 
 
-def short(value: object, /) -> str:  # numpydoc ignore=PR01,RT01
+def short(value: object, /) -> str:
     """A repr that stays readable in an error message: short, and on one line."""
     return " ".join(reprlib.repr(value).split())
 
 
-def namespace(
-    x: object, xp: Any, /, *, op: str, name: str
-) -> tuple[Any, Backend]:  # numpydoc ignore=PR01,RT01
+def namespace(x: object, xp: Any, /, *, op: str, name: str) -> tuple[Any, Backend]:
     """The namespace and backend of array `x`; `TypeError` for anything else."""
     found = _backends.of(x)
     if found is None:
@@ -64,7 +50,7 @@ def namespace(
     return found if xp is None else (xp, found[1])
 
 
-def _array_ints(a: Array, /, *, op: str, name: str, int64: bool, dims: str) -> tuple[int, ...]:
+def _array_ints(a: Array, /, *, op: str, name: str, int64: bool, dims: str) -> Shape:
     """An integer array of any namespace and device as host ints, in one transfer."""
     xp = _backends.of(a)[0]  # type: ignore[index]
     if int64 and a.dtype != xp.int64:
@@ -111,7 +97,7 @@ def host_ints(
     name: str = "repeats",
     int64: bool = False,
     dims: str = "0-D or 1-D",
-) -> tuple[tuple[int, ...], int]:  # numpydoc ignore=PR01,RT01
+) -> tuple[Shape, int]:
     """`repeats` (an int, a sequence, an integer array) as host ints, and its rank (0 or 1)."""
     if type(repeats) is tuple and set(map(type, repeats)) <= _INT:
         return repeats, 1
@@ -139,9 +125,7 @@ def _element(v: object, i: int, /, *, op: str, name: str) -> int:
     raise TypeError(msg)
 
 
-def non_negative(
-    reps: tuple[int, ...], /, *, op: str, name: str = "repeats"
-) -> tuple[int, ...]:  # numpydoc ignore=PR01,RT01
+def non_negative(reps: Shape, /, *, op: str, name: str = "repeats") -> Shape:
     """`reps`, or `ValueError` naming the first negative repeat."""
     if reps and min(reps) < 0:
         i, r = next((i, r) for i, r in enumerate(reps) if r < 0)
@@ -151,8 +135,8 @@ def non_negative(
 
 
 def tiled_shape(
-    shape: tuple[int | None, ...], reps: tuple[int, ...], /, *, op: str
-) -> tuple[int | None, ...]:  # numpydoc ignore=PR01,RT01
+    shape: tuple[int | None, ...], reps: Shape, /, *, op: str
+) -> tuple[int | None, ...]:
     """The output shape of a tile by non-negative `reps`, checked to fit int64."""
     shape, reps = _program.promote(shape, reps)  # type: ignore[arg-type]
     out = tuple(
@@ -171,9 +155,7 @@ def tiled_shape(
     return out
 
 
-def check_shape(
-    shape: object, /, *, op: str
-) -> tuple[int | None, ...]:  # numpydoc ignore=PR01,RT01
+def check_shape(shape: object, /, *, op: str) -> tuple[int | None, ...]:
     """A shape whose items are non-negative ints or None."""
     if not isinstance(shape, Sequence) or isinstance(shape, str | bytes):
         msg = f"{op}: `shape` must be a sequence of ints or None; got {short(shape)}."
@@ -194,7 +176,7 @@ def check_shape(
     return tuple(dims)
 
 
-def _numpy_reps(repeats: object, _x: Array, _xp: Any, op: str) -> tuple[int, ...]:
+def _numpy_reps(repeats: object, _x: Array, _xp: Any, op: str) -> Shape:
     """`xtile.tile`'s repeats: host ints, non-negative."""
     return non_negative(host_ints(repeats, op=op)[0], op=op)
 
@@ -208,8 +190,8 @@ def tile(
     xp: Any = None,
     out: Array | None = None,
     name: str = "x",
-    parse: Callable[[object, Array, Any, str], tuple[int, ...]] = _numpy_reps,
-) -> Array:  # numpydoc ignore=PR01,RT01
+    parse: Callable[[object, Array, Any, str], Shape] = _numpy_reps,
+) -> Array:
     """The tile of `x` by `repeats` as `parse` reads them, into a fresh array or `out`."""
     if (
         out is None
@@ -233,7 +215,15 @@ def tile(
     parts = None if backend.unwrap is None else backend.unwrap(x)  # before the shape is read
     shape = tuple(x.shape)
     if any(d is None or (isinstance(d, float) and math.isnan(d)) for d in shape):
-        return _lazy(x, shape, reps, xp, out, op)
+        # only a library whose own tile takes run-time sizes (ndonnx's: a Tile node)
+        if backend.whole is None or out is not None or not hasattr(x, "dynamic_shape"):
+            msg = (
+                f"{op}: unsupported lazy shape {shape} of `{type(x).__name__}`; the "
+                "output shape depends on it (for Dask, call `compute_chunk_sizes()` first)."
+            )
+            raise TypeError(msg)
+        tiled_shape(shape, reps, op=op)  # the known sizes fit int64
+        return backend.whole(x, reps, xp, None)
     shape, full = _program.promote(shape, reps)
     out_shape = tuple(map(operator.mul, shape, full))
     size = math.prod(out_shape)
@@ -253,13 +243,7 @@ def tile(
 
 
 def _plain(
-    x: Array,
-    reps: tuple[int, ...],
-    out_shape: tuple[int, ...],
-    xp: Any,
-    backend: Backend,
-    out: Array | None,
-    op: str,
+    x: Array, reps: Shape, out_shape: Shape, xp: Any, backend: Backend, out: Array | None, op: str
 ) -> Array:
     """The tile of a plain array: its kept program, or one made for this call."""
     layout = None if backend.layout is None else backend.layout(x)
@@ -278,12 +262,7 @@ def _plain(
 
 
 def _allocating(
-    run: Callable[[Array, Array | None], Array],
-    x: Array,
-    out: Array | None,
-    out_shape: tuple[int, ...],
-    xp: Any,
-    op: str,
+    run: Call, x: Array, out: Array | None, out_shape: Shape, xp: Any, op: str
 ) -> Array:
     """``run(x, out)``; an allocator's failure as a `MemoryError` naming the output."""
     try:
@@ -294,9 +273,7 @@ def _allocating(
         raise error from e
 
 
-def _out_of_memory(
-    e: BaseException, x: Array, out_shape: tuple[int, ...], xp: Any, op: str
-) -> BaseException:
+def _out_of_memory(e: BaseException, x: Array, out_shape: Shape, xp: Any, op: str) -> BaseException:
     """`e` if it is not an allocator's failure; else a `MemoryError` naming the output."""
     text = str(e).lower()
     if not (
@@ -313,24 +290,9 @@ def _out_of_memory(
     return MemoryError(msg)
 
 
-def _block(x: Array, reps: tuple[int, ...]) -> Array:
+def _block(x: Array, reps: Shape) -> Array:
     """The tile of one block of a lazy graph (a Dask task), in its own namespace."""
     return tile(x, reps)
-
-
-def _lazy(
-    x: Array, shape: tuple[Any, ...], reps: tuple[int, ...], xp: Any, out: Array | None, op: str
-) -> Array:
-    """The tile of a lazy `x` whose shape has unknown sizes (None, Dask's nan)."""
-    dims = getattr(x, "dynamic_shape", None)  # ndonnx: the run-time shape as an array
-    if dims is None or out is not None:
-        msg = (
-            f"{op}: unsupported lazy shape {shape} of `{type(x).__name__}`; the "
-            "output shape depends on it (for Dask, call `compute_chunk_sizes()` first)."
-        )
-        raise TypeError(msg)
-    out_shape = tiled_shape(shape, reps, op=op)
-    return _run.symbolic_tile(x, reps, out_shape, dims, xp)
 
 
 def _itemsize(dtype: Any, xp: Any) -> int:
@@ -344,9 +306,7 @@ def _itemsize(dtype: Any, xp: Any) -> int:
     return int(info.bits) * (2 if xp.isdtype(dtype, "complex floating") else 1) // 8
 
 
-def _check_out(
-    x: Array, out: object, out_shape: tuple[int, ...], xp: Any, backend: Backend, op: str
-) -> None:
+def _check_out(x: Array, out: object, out_shape: Shape, xp: Any, backend: Backend, op: str) -> None:
     """Refuse an `out` the tile cannot be written into, naming both sides."""
     lib = _backends.library(xp)
     found = _backends.of(out)

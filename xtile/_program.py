@@ -1,11 +1,4 @@
-"""
-The planner: a tile's candidate programs, from integers alone, and the cheapest by cost.
-
-A program is the input's promoted shape, the repeats, the output shape and its steps.
-`candidates` writes the few programs that can write a tile (one broadcast copy, the
-backend's own tile, staged, extended: docs/how-it-works.md); `cost` prices each with
-the backend's fitted `Model`; `plan` keeps the cheapest. Nothing here touches an array.
-"""
+"""The planner, integers only: a tile's `candidates` (docs/how-it-works.md), priced, and `plan`."""
 
 import contextlib
 import contextvars
@@ -17,7 +10,7 @@ from typing import NamedTuple, TypeAlias
 
 __all__ = [
     "KINDS", "MAX_DIMS", "NONE", "OFF", "STAGE_BYTES", "STRATEGIES", "Copy", "Layout", "Model",
-    "Program", "Repeat", "Replicate", "Whole", "candidates", "cost", "explain", "features",
+    "Program", "Repeat", "Replicate", "Whole", "candidates", "cost", "features",
     "fit_rank", "plan", "promote", "switched_off", "view_shapes",
 ]  # fmt: skip
 
@@ -34,7 +27,7 @@ NONE: Price = (math.inf, 0.0, 0.0, 0.0, 0.0)  # a step the backend does not have
 KINDS = ("copy", "item", "void", "repeat", "replicate", "native")
 
 
-class Layout(NamedTuple):  # numpydoc ignore=PR01
+class Layout(NamedTuple):
     """What the planner reads of an input; with the repeats, the plan cache's key."""
 
     shape: Shape
@@ -46,7 +39,7 @@ class Layout(NamedTuple):  # numpydoc ignore=PR01
     unit: int = 1
 
 
-class Model(NamedTuple):  # numpydoc ignore=PR01
+class Model(NamedTuple):
     """A backend's price of each kind of step (`KINDS`), and what its primitives take."""
 
     # the prices (benchmarks/fit_cost.py) of: a broadcast copy; one whose runs move as
@@ -97,9 +90,10 @@ class Whole(NamedTuple):
 
 
 Step: TypeAlias = Copy | Repeat | Replicate | Whole
+Steps: TypeAlias = tuple[Step, ...]
 
 
-class Program(NamedTuple):  # numpydoc ignore=PR01
+class Program(NamedTuple):
     """A tile and the steps that write it, run in order by `xtile._run`."""
 
     shape: Shape  # the input's, promoted
@@ -108,20 +102,18 @@ class Program(NamedTuple):  # numpydoc ignore=PR01
     size: int
     # steps that each make a fresh array from the array so far, then steps that write
     # one output (`Copy` into a region, `Replicate`)
-    steps: tuple[Step, ...]
+    steps: Steps
     cost: float = 0.0  # ns, by the backend's model
     name: str = "copy"  # which candidate
 
 
-def promote(
-    shape: tuple[int, ...], reps: Shape, /
-) -> tuple[Shape, Shape]:  # numpydoc ignore=PR01,RT01
+def promote(shape: tuple[int, ...], reps: Shape, /) -> tuple[Shape, Shape]:
     """Prepend 1s to the shorter of `shape` and `reps` (NumPy / OpenVINO Tile-1)."""
     n = max(len(shape), len(reps))
     return (1,) * (n - len(shape)) + shape, (1,) * (n - len(reps)) + reps
 
 
-def view_shapes(shape: Shape, reps: Shape, /) -> tuple[Shape, Shape]:  # numpydoc ignore=PR01,RT01
+def view_shapes(shape: Shape, reps: Shape, /) -> tuple[Shape, Shape]:
     """The shape `x` is reshaped to and the broadcast shape whose C-order copy is the tile."""
     spread: list[int] = []
     view: list[int] = []
@@ -163,12 +155,7 @@ def _tiled(shape: Shape, reps: Shape, /) -> Shape:
 def _copy_work(
     shape: Shape, strides: Shape, reps: Shape, dest: Shape, itemsize: int, item: int, /
 ) -> tuple[int, int, int]:
-    """
-    The inner loops, elements and bytes of a broadcast copy of `shape`, `strides` by `reps`.
-
-    `dest` is the shape of the C-ordered array written (a region's whole output); with
-    `item`, the runs from the last repeated axis move as items of that many bytes.
-    """
+    """The inner loops, elements and bytes of a copy into C-ordered `dest`, runs as `item`s."""
     if item:
         last = _last(reps)
         w = math.prod(shape[last:]) * itemsize // item
@@ -203,9 +190,7 @@ def _charge(m: Model, kind: str, work: tuple[int, int, int], /) -> float:
     return price[0] + work[0] * price[1] + work[1] * price[2] + work[2] * byte
 
 
-def features(
-    program: Program, layout: Layout, /
-) -> list[tuple[str, tuple[int, int, int]]]:  # numpydoc ignore=PR01,RT01
+def features(program: Program, layout: Layout, /) -> list[tuple[str, tuple[int, int, int]]]:
     """Each step's kind (of `KINDS`) and work: inner loops, elements, bytes written."""
     itemsize, out_shape = layout.itemsize, program.out_shape
     src = _promote_strides(layout, len(program.shape))  # the array so far's, in bytes
@@ -231,7 +216,7 @@ def features(
     return steps
 
 
-def cost(program: Program, layout: Layout, m: Model, /) -> float:  # numpydoc ignore=PR01,RT01
+def cost(program: Program, layout: Layout, m: Model, /) -> float:
     """The model's price of `program` on an input of `layout`, in nanoseconds."""
     return sum(_charge(m, kind, work) for kind, work in features(program, layout))
 
@@ -249,7 +234,7 @@ def _promote_strides(layout: Layout, ndim: int, /) -> Shape:
 
 def plan(
     layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
-) -> Program:  # numpydoc ignore=PR01,RT01
+) -> Program:
     """The cheapest of the `candidates` not named in `off` (the one copy is never off)."""
     found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
     return min(found, key=operator.attrgetter("cost"))
@@ -261,7 +246,7 @@ STRATEGIES = ("bytes", "native", "staged", "extended")
 
 
 @contextlib.contextmanager
-def switched_off(*names: str) -> Iterator[None]:  # numpydoc ignore=PR01,YD01
+def switched_off(*names: str) -> Iterator[None]:
     """Plan without the candidates `names` (of `STRATEGIES`) in this block, for ablations."""
     if unknown := set(names) - set(STRATEGIES):
         msg = f"unknown strategies {sorted(unknown)}; they are {STRATEGIES}."
@@ -273,15 +258,8 @@ def switched_off(*names: str) -> Iterator[None]:  # numpydoc ignore=PR01,YD01
         OFF.reset(token)
 
 
-def candidates(
-    layout: Layout, reps: Shape, m: Model, fresh: bool, /
-) -> list[Program]:  # numpydoc ignore=PR01,RT01
-    """
-    Every program that writes the tile of an input of `layout` by `reps`, priced.
-
-    `fresh`: the output is a new C-ordered array; else an existing one of any strides
-    (``out=``), written by copies only.
-    """
+def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Program]:
+    """Every program that writes the tile by `reps` into a fresh array or (not `fresh`) `out`."""
     shape, reps = promote(tuple(layout.shape), reps)
     out_shape = _tiled(shape, reps)
     size = math.prod(out_shape)
@@ -317,9 +295,7 @@ def candidates(
     return [p._replace(cost=cost(p, layout, m)) for p in found]
 
 
-def fit_rank(
-    shape: Shape, reps: Shape, most: int = MAX_DIMS, /
-) -> tuple[Step, ...]:  # numpydoc ignore=PR01,RT01
+def fit_rank(shape: Shape, reps: Shape, most: int = MAX_DIMS, /) -> Steps:
     """One copy; first the smallest repeats of paired axes, whole, where the view is too deep."""
     paired = sorted((r, i) for i, (d, r) in enumerate(zip(shape, reps, strict=True)) if d != 1 != r)
     steps: list[Step] = []
@@ -349,39 +325,31 @@ def _item(
 def _staged(
     base: Program, layout: Layout, strides: Shape, m: Model, fresh: bool, /
 ) -> list[Program]:
-    """
-    The programs that first tile inner repeated axes into a small fresh array.
-
-    For each set of staged axes (the innermost repeated ones, whole, maybe with part
-    of the next one's repeats) the cheapest chain of levels to it, each staged array
-    at most `STAGE_BYTES`; then the copy of the rest into the output.
-    """
+    """The programs that first tile the inner repeated axes into arrays of `STAGE_BYTES`."""
     shape, reps, itemsize, out_shape = base.shape, base.reps, layout.itemsize, base.out_shape
     axes = [i for i, r in enumerate(reps) if r != 1]
     n = len(axes)
 
-    def state(j: int) -> Shape:  # numpydoc ignore=PR01,RT01
+    def state(j: int) -> Shape:
         """The staged shape with `axes[j:]` tiled."""
         return tuple(
             d * r if i in axes[j:] else d for i, (d, r) in enumerate(zip(shape, reps, strict=True))
         )
 
-    def between(
-        j: int, k: int, part: tuple[int, int] = (-1, 1)
-    ) -> Shape:  # numpydoc ignore=PR01,RT01
+    def between(j: int, k: int, part: tuple[int, int] = (-1, 1)) -> Shape:
         """The repeats from state `k` to state `j`, and `part` (an axis, its repeats)."""
         return tuple(
             r if i in axes[j:k] else part[1] if i == part[0] else 1 for i, r in enumerate(reps)
         )
 
-    def level(k: int, r: Shape) -> tuple[float, tuple[Step, ...]]:  # numpydoc ignore=PR01,RT01
+    def level(k: int, r: Shape) -> tuple[float, Steps]:
         """The cheapest chain to state `k`, then the level by `r` from it."""
         src = strides if k == n else _c_strides(state(k), itemsize)
         work = _copy_work(state(k), src, r, _tiled(state(k), r), itemsize, 0)
         c = _charge(m, "copy", work)
         return best[k][0] + c, (*best[k][1], Copy(state(k), r))
 
-    best: dict[int, tuple[float, tuple[Step, ...]]] = {n: (0.0, ())}
+    best: dict[int, tuple[float, Steps]] = {n: (0.0, ())}
     for j in range(n - 1, 0, -1):
         if math.prod(state(j)) * itemsize > STAGE_BYTES:
             break
@@ -420,14 +388,7 @@ def _staged(
 
 
 def _finals(
-    base: Program,
-    layout: Layout,
-    m: Model,
-    fresh: bool,
-    steps: tuple[Step, ...],
-    cur: Shape,
-    left: Shape,
-    /,
+    base: Program, layout: Layout, m: Model, fresh: bool, steps: Steps, cur: Shape, left: Shape, /
 ) -> list[Program]:
     """The staged `steps`, then the copy of the staged array of `cur` by `left` (or by items)."""
     final = [Copy(cur, left)]
@@ -446,14 +407,7 @@ def _one_axis(extents: Shape, out_extents: Shape, /) -> bool:
 
 
 def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> list[Program]:
-    """
-    The programs that write a corner of the output, then replicate it inside the output.
-
-    For each repeated axis `k` (with its corner's axes one strided axis where the
-    backend's copies do not interleave), the input tiled along the axes after `k` is
-    copied into the corner; then each repeated axis from `k` out is doubled, and
-    copied to the rest at once when that is cheaper (or one place is left).
-    """
+    """The programs that write a corner of the output, then replicate it inside the output."""
     shape, reps, out_shape, itemsize = base.shape, base.reps, base.out_shape, layout.itemsize
     axes = [i for i, r in enumerate(reps) if r != 1]
     found: list[Program] = []
@@ -475,7 +429,7 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
             spread = m.interleaved or math.prod(places) == 1
             n = shape[a]
             doubled: list[Step] = []
-            options: list[tuple[Step, ...]] = []
+            options: list[Steps] = []
             while n < total:
                 if spread:
                     options.append((*doubled, Replicate(places, a, n, total)))
@@ -484,7 +438,7 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
                 n = step.stop
             options.append(tuple(doubled))
 
-            def price(option: tuple[Step, ...]) -> float:
+            def price(option: Steps) -> float:
                 """The price of one way to fill the axis."""
                 return sum(
                     _charge(m, "replicate", _replicate_work(s, out_shape, itemsize))
@@ -496,30 +450,3 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
         for first in copies:
             found.append(base._replace(steps=(first, *steps), name="extended"))
     return found
-
-
-def explain(program: Program, /) -> str:  # numpydoc ignore=PR01,RT01
-    """The steps of `program`, one line each, as ``python -m xtile explain`` prints them."""
-    p = program
-    lines = [f"{p.name}: tile {p.shape} by {p.reps} -> {p.out_shape}, cost {p.cost / 1e3:.1f} us"]
-    if not p.steps:
-        lines.append("  1. empty: allocate the output, nothing to copy")
-    for i, step in enumerate(p.steps, 1):
-        lines.append(f"  {i}. {_describe(step)}")
-    return "\n".join(lines)
-
-
-def _describe(step: Step, /) -> str:
-    """One step, in words."""
-    if isinstance(step, Whole):
-        return f"the backend's own tile by {step.reps}"
-    if isinstance(step, Repeat):
-        return f"repeat: {step.shape} along axis {step.axis} x{step.r} into a fresh array"
-    if isinstance(step, Replicate):
-        places = f" in {math.prod(step.places)} places" if math.prod(step.places) > 1 else ""
-        return f"replicate: axis {step.axis}, [0:{step.n}] to [{step.n}:{step.stop}]{places}"
-    what = f"copy{f' (runs as items of {step.item} bytes)' if step.item else ''}: {step.shape}"
-    what += f" by {step.reps}"
-    what += " from [" + ", ".join(f":{n}" for n in step.source) + "]" if step.source else ""
-    into = ", ".join(f"{a}:{b}" for a, b in step.region) if step.region else ""
-    return f"{what} -> " + (f"output[{into}]" if into else "a fresh array")

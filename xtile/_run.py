@@ -1,11 +1,4 @@
-"""
-The interpreter: a program's steps run in one fixed order, by a backend's primitives.
-
-First the steps that each make a fresh array from the array so far (`Copy` into no
-region, `Repeat`, `Whole`); then, where a program has them, the steps that write one
-output: copies into its regions and `Replicate` inside it. A backend without a
-primitive gets the standard one, written against the array API alone.
-"""
+"""The interpreter: fresh-array steps, then writes into one output, by a backend's primitives."""
 
 import functools
 from collections.abc import Callable
@@ -16,14 +9,12 @@ from array_api_compat import device, is_lazy_array
 from ._backends import Backend, Call, load
 from ._program import Copy, Layout, Model, Program, Repeat, Replicate, Whole, plan, view_shapes
 
-__all__ = ["KEPT", "compile_program", "compiled", "copy", "symbolic_tile"]
+__all__ = ["KEPT", "compile_program", "compiled", "copy"]
 
 Array = Any
 
 
-def copy(
-    x: Array, step: Copy, xp: Any, dest: Array | None = None
-) -> Array:  # numpydoc ignore=PR01,RT01
+def copy(x: Array, step: Copy, xp: Any, dest: Array | None = None) -> Array:
     """The standard copy: the broadcast view, then one ``reshape(copy=True)``."""
     out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
     if dest is not None:
@@ -48,7 +39,7 @@ KEPT: dict[tuple[Any, ...], tuple[Program, Call]] = {}
 
 def compile_program(
     program: Program, backend: Backend, xp: Any, tile: Callable[..., Array] | None = None
-) -> Call:  # numpydoc ignore=PR01,RT01
+) -> Call:
     """`program` as a call ``(x, out)``, each step's primitive made once."""
     steps = program.steps or (Copy(program.shape, program.reps),)
     cut = next((i for i, s in enumerate(steps) if _inside(s)), len(steps))
@@ -81,7 +72,7 @@ def compile_program(
     out_shape = program.out_shape
     empty = backend.empty or (lambda s, x: xp.empty(s, dtype=x.dtype, device=device(x)))
 
-    def run_into(x: Array, out: Array | None) -> Array:  # numpydoc ignore=GL08,PR01,RT01
+    def run_into(x: Array, out: Array | None) -> Array:
         for call in fresh:
             x = call(x, None)
         if out is None:
@@ -128,7 +119,7 @@ def _shape_of(step: Copy, x: Array) -> tuple[int, ...]:
 @functools.lru_cache(maxsize=256)
 def compiled(
     name: str, layout: Layout, reps: tuple[int, ...], fresh: bool, off: frozenset[str]
-) -> tuple[Program, Call]:  # numpydoc ignore=PR01,RT01
+) -> tuple[Program, Call]:
     """The cheapest program of a planned backend's input, and its call: kept per key."""
     backend = load(name)
     model: Model = backend.model if layout.tuned else backend.device
@@ -138,46 +129,3 @@ def compiled(
         KEPT.clear()
     KEPT[name, layout, reps, fresh, off] = program, call
     return program, call
-
-
-def symbolic_tile(
-    x: Array, reps: tuple[int, ...], out_shape: tuple[int | None, ...], dims: Array, xp: Any
-) -> Array:  # numpydoc ignore=PR01,RT01
-    """The tile of a lazy `x` with unknown dimensions whose run-time shape is array `dims`."""
-    lead = len(out_shape) - x.ndim
-    shape = (1,) * lead + tuple(x.shape)
-    reps = (1,) * (len(out_shape) - len(reps)) + reps
-    if lead:
-        x = x[(None,) * lead + (...,)]
-    if 0 in out_shape or out_shape.count(None) > 1:
-        return _concat_tile(x, reps, xp)
-    index: list[slice | None] = []
-    view: list[Array] = []
-    for i, (d, r) in enumerate(zip(shape, reps, strict=True)):
-        n = dims[i - lead : i - lead + 1] if d is None else xp.asarray([d], dtype=xp.int64)
-        if d != 1 != r:
-            index += (None, slice(None))
-            view += (xp.asarray([r], dtype=xp.int64), n)
-        else:
-            index.append(slice(None))
-            view.append(n * r)
-    broadcast = xp.broadcast_to(x[tuple(index)], xp.concat(view))
-    return xp.reshape(broadcast, tuple(-1 if d is None else d for d in out_shape), copy=True)
-
-
-def _concat_tile(x: Array, reps: tuple[int, ...], xp: Any) -> Array:
-    """The tile by concatenation, doubling along each axis (a repeat of 0 takes no index)."""
-    tiled = x
-    for axis, r in enumerate(reps):
-        if r == 0:
-            tiled = xp.take(tiled, xp.asarray([], dtype=xp.int64), axis=axis)
-            continue
-        parts, left = [], r
-        while left:
-            if left & 1:
-                parts.append(tiled)
-            left >>= 1
-            if left:
-                tiled = xp.concat([tiled, tiled], axis=axis)
-        tiled = xp.concat(parts, axis=axis) if len(parts) > 1 else parts[0]
-    return xp.asarray(x, copy=True) if tiled is x else tiled

@@ -47,27 +47,20 @@ def _cpus() -> int:
     return os.cpu_count() or 1  # pragma: no cover - not Linux
 
 
-def _from_env() -> int | None:
-    """``XTILE_NUM_THREADS`` as a count, None where unset; raises unless a positive int."""
+def _default() -> int:
+    """The count outside any block: ``XTILE_NUM_THREADS`` (a positive int), else the CPUs."""
     value = os.environ.get("XTILE_NUM_THREADS", "").strip()
     if not value:
-        return None
+        return _cpus()
     if not value.isdecimal() or int(value) < 1:
         msg = f"XTILE_NUM_THREADS must be a positive integer, not {value!r}."
         raise ValueError(msg)
     return int(value)
 
 
-def _default() -> int:
-    """The count outside any block: ``XTILE_NUM_THREADS``, else the CPUs."""
-    return _from_env() or _cpus()
-
-
-def count() -> int:  # numpydoc ignore=RT01
+def count() -> int:
     """How many threads a big copy uses now: a `threads` block, the environment, the CPUs."""
-    n = _LIMIT.get()
-    if n is None:
-        n = _default()
+    n = _LIMIT.get() or _default()
     limited = _STATE.limited
     return max(1, n if limited is None else min(n, limited))
 
@@ -119,7 +112,7 @@ def threads(n: int, /) -> Iterator[None]:
         _LIMIT.reset(token)
 
 
-def run(calls: Sequence[Callable[[], object]], /) -> None:  # numpydoc ignore=PR01
+def run(calls: Sequence[Callable[[], object]], /) -> None:
     """Run `calls` (C copies that release the GIL) on the pool, the last on this thread."""
     state = _STATE
     with state.lock:
@@ -185,17 +178,17 @@ def _register_threadpoolctl() -> None:
         internal_api = "xtile"
         filename_prefixes = ("_multiarray_umath",)
 
-        def get_num_threads(self) -> int:  # numpydoc ignore=RT01
+        def get_num_threads(self) -> int:
             """The limit in force: threadpoolctl's, else the count outside any block."""
             return _STATE.limited or _unlimited()
 
-        def set_num_threads(self, num_threads: int) -> None:  # numpydoc ignore=PR01
+        def set_num_threads(self, num_threads: int) -> None:
             """Limit every later copy; threadpoolctl restores the limit it read on exit."""
             # the count outside any block is no limit (the exit restores it): it must
             # not cap a `threads` block that asks for more
             _STATE.limited = None if num_threads == _unlimited() else max(1, num_threads)
 
-        def get_version(self) -> str:  # numpydoc ignore=RT01
+        def get_version(self) -> str:
             """The version of xtile."""
             from . import __version__
 

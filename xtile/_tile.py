@@ -51,22 +51,18 @@ def tile(
     Raises
     ------
     TypeError
-        If `x` is not an array (nor a NumPy subclass other than a masked array
-        or a memory map), if `repeats` holds a non-integer or is an array
-        of non-integer dtype, if `repeats` is traced under ``jax.jit`` or is a
-        lazy array without values, if `x` has unknown dimensions its library
-        cannot give at run time (Dask's nan),
-        or if `out` is not a writable array of `x`'s library and dtype (JAX and
-        Dask arrays are immutable or lazy), or autograd tracks it or `x`.
+        If `x` is not an array (or is a NumPy subclass but a masked array or a
+        memory map), `repeats` is not integers or not static (traced under
+        ``jax.jit``, a lazy array), `x` has unknown dimensions its library cannot
+        give at run time (Dask's nan), or `out` is not a writable array of `x`'s
+        library and dtype (JAX and Dask have none), or autograd tracks it or `x`.
     ValueError
-        If a repeat is negative, if `repeats` has more than one dimension, or
-        if the output would have more elements than int64 can count (checked
-        before any allocation), or if `out` has another shape or device than
-        the tile, or shares memory with `x`.
+        If a repeat is negative, `repeats` has more than one dimension, the
+        output would have more elements than int64 can count, or `out` has
+        another shape or device than the tile, or shares memory with `x`.
     MemoryError
-        If the output fits int64 but cannot be allocated (on every eager
-        backend, PyTorch's and XLA's allocator errors included); the message
-        names the output's shape, dtype and size in bytes.
+        If the output cannot be allocated (any eager backend's allocator); the
+        message names the output's shape, dtype and size in bytes.
 
     See Also
     --------
@@ -75,13 +71,10 @@ def tile(
 
     Notes
     -----
-    ``output.shape[i] == promoted_shape[i] * promoted_repeats[i]``. Repeats of 0
-    and axes of size 0 give empty axes. Unlike `numpy.tile`, a negative repeat
-    is an error even where the input is empty.
-
-    A lazy `x` with unknown (None) dimensions whose library gives its runtime
-    shape as an array (ndonnx) gives a lazy result whose shape is
-    ``tile_shape(x.shape, repeats)``; the repeats must still be static.
+    ``output.shape[i] == promoted_shape[i] * promoted_repeats[i]``; unlike
+    `numpy.tile`, a negative repeat is an error even where the input is empty.
+    An ndonnx `x` with unknown (None) dimensions gives a lazy result of shape
+    ``tile_shape(x.shape, repeats)``: one ONNX Tile node.
 
     Examples
     --------

@@ -9,35 +9,28 @@ from ._tile import Array, ArrayNamespace, Repeats
 
 __all__ = ["tile", "tile_shape", "tile_v1"]
 
-# The type constraint T of each version, in ONNX's type names: data, not branches.
-_TILE_V6_TYPES = frozenset(
-    {
-        "bool", "complex128", "complex64", "double", "float", "float16", "int16", "int32",
-        "int64", "int8", "string", "uint16", "uint32", "uint64", "uint8",
-    }
+# the array-API (and NumPy) dtype names; ONNX's are the same but for two
+_DTYPES = (
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
 )  # fmt: skip
+_ONNX_NAMES = {"float32": "float", "float64": "double"}
+# the type constraint T of each version, in ONNX's type names: data, not branches
+_TILE_13_TYPES = frozenset({_ONNX_NAMES.get(n, n) for n in _DTYPES} | {"string"})
 TYPE_CONSTRAINTS = {
     1: frozenset({"double", "float", "float16"}),
-    6: _TILE_V6_TYPES,
-    13: _TILE_V6_TYPES | {"bfloat16"},
+    6: _TILE_13_TYPES - {"bfloat16"},
+    13: _TILE_13_TYPES,
 }
-
-# array-API (and NumPy) dtype names to ONNX tensor element type names
-_ONNX_NAMES = {
-    "bool": "bool", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
-    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
-    "float16": "float16", "bfloat16": "bfloat16", "float32": "float", "float64": "double",
-    "complex64": "complex64", "complex128": "complex128",
-}  # fmt: skip
 
 
 def _onnx_type(x: Array, xp: ArrayNamespace) -> str:
     """The ONNX element type of `x`, or the dtype's own name when ONNX has none."""
     dtype = x.dtype
-    for name, onnx_name in _ONNX_NAMES.items():
+    for name in _DTYPES:
         ref = getattr(xp, name, None)
         if ref is not None and dtype == ref:  # NumPy: `dtype == None` is float64
-            return onnx_name
+            return _ONNX_NAMES.get(name, name)
     kind = getattr(dtype, "kind", None)  # NumPy dtypes, also under Dask and JAX
     if getattr(dtype, "name", None) == "bfloat16":  # ml_dtypes.bfloat16 on NumPy, Dask
         return "bfloat16"
@@ -77,8 +70,9 @@ def _onnx_repeats(repeats: Repeats, ndim: int | None, /, *, op: str) -> tuple[in
     return _front.non_negative(reps, op=op)
 
 
+# `input`: the ONNX input's name
 def tile(
-    input: Array,  # the ONNX input's name
+    input: Array,
     repeats: Repeats,
     /,
     *,
@@ -118,14 +112,12 @@ def tile(
     Raises
     ------
     TypeError
-        If `input` is not an array or its type is not in T for `opset`, if a
-        `repeats` array is not int64 or a `repeats` sequence holds a non-int,
-        or for an `out` that `xtile.tile` refuses with `TypeError`.
+        If `input` is not an array or its type is not in T for `opset`, or
+        `repeats` is not int64 (an array) or ints; `out` as for `xtile.tile`.
     ValueError
-        If `opset` is below 6 (use `tile_v1`), if `repeats` is not 1-D, has
-        not one entry per axis, or holds a negative repeat, if the output
-        would have more elements than int64 can count, or for an `out` that
-        `xtile.tile` refuses with `ValueError`.
+        If `opset` is below 6 (use `tile_v1`), `repeats` is not 1-D, has not one
+        entry per axis or holds a negative repeat, or the output would have more
+        elements than int64 can count; `out` as for `xtile.tile`.
     MemoryError
         If the output cannot be allocated, as `xtile.tile`.
 
@@ -153,9 +145,7 @@ def tile(
         raise ValueError(msg)
     version = 13 if opset >= 13 else 6
 
-    def parse(
-        repeats: object, x: Any, xp: Any, op: str
-    ) -> tuple[int, ...]:  # numpydoc ignore=GL08,PR01,RT01
+    def parse(repeats: object, x: Any, xp: Any, op: str) -> tuple[int, ...]:
         _check_type(x, version, xp=xp)
         return _onnx_repeats(repeats, x.ndim, op=op)
 
@@ -164,7 +154,7 @@ def tile(
 
 
 def tile_v1(
-    input: Array,  # the ONNX input's name
+    input: Array,
     tiles: int | Array,
     axis: int | Array,
     /,
@@ -202,14 +192,12 @@ def tile_v1(
     Raises
     ------
     TypeError
-        If `input` is not a float16/32/64 array, `tiles` or `axis` is not an
-        int or an int64 array, or for an `out` that `xtile.tile` refuses with
-        `TypeError`.
+        If `input` is not a float16/32/64 array, or `tiles` or `axis` is not an
+        int or an int64 array; `out` as for `xtile.tile`.
     ValueError
-        If `tiles` or `axis` has more than one element, if `axis` is out of
-        range, if `tiles` is negative, if the output would have more elements
-        than int64 can count, or for an `out` that `xtile.tile` refuses with
-        `ValueError`.
+        If `tiles` or `axis` has more than one element, `axis` is out of range,
+        `tiles` is negative, or the output would have more elements than int64
+        can count; `out` as for `xtile.tile`.
     MemoryError
         If the output cannot be allocated, as `xtile.tile`.
 
@@ -225,9 +213,7 @@ def tile_v1(
     Array([[1., 2., 1., 2., 1., 2.]], dtype=array_api_strict.float64)
     """
 
-    def parse(
-        tiles: object, x: Any, xp: Any, op: str
-    ) -> tuple[int, ...]:  # numpydoc ignore=GL08,PR01,RT01
+    def parse(tiles: object, x: Any, xp: Any, op: str) -> tuple[int, ...]:
         _check_type(x, 1, xp=xp)
         n_tiles = _one_int(tiles, op=op, name="tiles")
         ax = _one_int(axis, op=op, name="axis")

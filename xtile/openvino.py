@@ -9,12 +9,7 @@ __all__ = ["tile"]
 
 
 def tile(
-    data: Array,
-    repeats: Repeats,
-    /,
-    *,
-    xp: ArrayNamespace | None = None,
-    out: Array | None = None,
+    data: Array, repeats: Repeats, /, *, xp: ArrayNamespace | None = None, out: Array | None = None
 ) -> Array:
     """
     OpenVINO Tile-1: repeat `data` the number of times given by `repeats` per axis.
@@ -48,13 +43,11 @@ def tile(
     Raises
     ------
     TypeError
-        If `data` is not an array, `repeats` holds a non-integer or is an
-        array of non-integer dtype, or for an `out` that `xtile.tile` refuses
-        with `TypeError`.
+        If `data` is not an array or `repeats` is not integers; `out` as for
+        `xtile.tile`.
     ValueError
-        If `repeats` has more than one dimension, the output would have more
-        elements than int64 can count, or for an `out` that `xtile.tile`
-        refuses with `ValueError`.
+        If `repeats` has more than one dimension or the output would have more
+        elements than int64 can count; `out` as for `xtile.tile`.
     MemoryError
         If the output cannot be allocated, as `xtile.tile`.
 

@@ -1,11 +1,4 @@
-"""
-The array libraries xtile knows, and the primitives of those that have their own.
-
-`of` gives an array's namespace and `Backend`, cached per array type as
-array-api-compat caches namespaces. A library with a module here has primitives the
-standard-only ones (`STANDARD`, the array API alone) lack: measured, or demanded by
-its limits; every other library array-api-compat knows takes `STANDARD`.
-"""
+"""The array libraries xtile knows (`of`: an array's namespace and `Backend`), their primitives."""
 
 import sys
 from collections.abc import Callable
@@ -24,7 +17,7 @@ Array = Any
 Call = Callable[[Array, Array | None], Array]
 
 
-class Backend(NamedTuple):  # numpydoc ignore=PR01
+class Backend(NamedTuple):
     """A library's primitives: what runs a program's steps, and what they take."""
 
     name: str
@@ -47,7 +40,7 @@ class Backend(NamedTuple):  # numpydoc ignore=PR01
 STANDARD = Backend("standard")
 
 
-class Library(NamedTuple):  # numpydoc ignore=PR01
+class Library(NamedTuple):
     """An array library: its name, namespaces, array modules, and whether it is writable."""
 
     name: str
@@ -72,18 +65,18 @@ _TYPE_CACHED = frozenset(m for lib in LIBRARIES for m in lib.array_modules)
 _BY_TYPE: dict[type, tuple[ModuleType, Backend]] = {}
 
 
-def compiling() -> bool:  # numpydoc ignore=RT01
+def compiling() -> bool:
     """Whether ``torch.compile`` traces now; never imports torch."""
     torch = sys.modules.get("torch")
     return torch is not None and bool(torch.compiler.is_compiling())
 
 
-def library(xp: ModuleType, /) -> str:  # numpydoc ignore=PR01,RT01
+def library(xp: ModuleType, /) -> str:
     """The name of the library behind namespace `xp` (its module name if unknown)."""
     return _NAMES.get(xp.__name__, xp.__name__)
 
 
-def load(name: str, /) -> Backend:  # numpydoc ignore=PR01,RT01
+def load(name: str, /) -> Backend:
     """The backend of library `name`: import statements, which ``torch.compile`` traces."""
     if name == "numpy":
         from . import numpy as module
@@ -97,12 +90,14 @@ def load(name: str, /) -> Backend:  # numpydoc ignore=PR01,RT01
         from . import array_api_strict as module  # type: ignore[no-redef]
     elif name == "sparse":
         from . import sparse as module  # type: ignore[no-redef]
+    elif name == "ndonnx":
+        from . import ndonnx as module  # type: ignore[no-redef]
     else:
         return STANDARD
     return module.BACKEND
 
 
-def of(x: object, /) -> tuple[ModuleType, Backend] | None:  # numpydoc ignore=PR01,RT01
+def of(x: object, /) -> tuple[ModuleType, Backend] | None:
     """The namespace and backend of array `x`; None for a non-array."""
     if compiling():  # read no cache: dynamo would guard on it
         torch = sys.modules["torch"]
@@ -124,9 +119,7 @@ def of(x: object, /) -> tuple[ModuleType, Backend] | None:  # numpydoc ignore=PR
     return found
 
 
-def overlaps_itself(
-    shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int, /
-) -> bool:  # numpydoc ignore=PR01,RT01
+def overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int, /) -> bool:
     """Whether two elements of an array of `shape` and `strides` may share memory."""
     if 0 in shape:
         return False

@@ -23,7 +23,7 @@ def _copy(step: Copy, /) -> Call:
     spread, view_shape = view_shapes(step.shape, step.reps)
     out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
 
-    def copy(x: Any, dest: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
+    def copy(x: Any, dest: Any) -> Any:
         if 0 in out_shape:
             return xp.empty(out_shape, dtype=x.dtype, device=x.device) if dest is None else dest
         view = xp.broadcast_to(xp.reshape(x, spread), view_shape)
@@ -37,9 +37,4 @@ def _copy(step: Copy, /) -> Call:
     return copy
 
 
-BACKEND = Backend(
-    "array_api_strict",
-    layout=_layout,
-    copy=_copy,
-    xp=xp,
-)
+BACKEND = Backend("array_api_strict", layout=_layout, copy=_copy, xp=xp)

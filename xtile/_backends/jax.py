@@ -17,14 +17,7 @@ Shape = tuple[int, ...]
 
 @partial(jax.jit, static_argnums=(1, 2))
 def _jitted(x: jax.Array, reps: Shape, sharding: NamedSharding | None) -> jax.Array:
-    """
-    The tile of `x` by `reps`, traced once per shape, dtype, `reps` and `sharding`.
-
-    Every axis gets its ``(r, d)`` pair, as in `jax.numpy.tile`: XLA has no rank
-    limit to spare, and so compiles the very program it compiles for `jax.numpy.tile`
-    (``tests/test_transforms.py``). Where `x` is sharded, so is the output, over the
-    same mesh axes (see `_out_sharding`).
-    """
+    """The tile of `x` by `reps`, every axis paired as by `jax.numpy.tile`: XLA's own program."""
     shape, reps = promote(tuple(x.shape), reps)
     spread = tuple(v for d in shape for v in (1, d))
     pairs = tuple(v for r_d in zip(reps, shape, strict=True) for v in r_d)
@@ -40,14 +33,7 @@ def _jitted(x: jax.Array, reps: Shape, sharding: NamedSharding | None) -> jax.Ar
 
 
 def _out_sharding(sharding: object, ndim: int, out_ndim: int, /) -> NamedSharding | None:
-    """
-    The output's sharding: each input axis's mesh axes, on its output axis; None if unsharded.
-
-    An axis of length ``r * d`` split like the input's axis of length ``d`` keeps
-    every device's part at output / devices bytes; XLA gathers the (smaller) input
-    where a device's part spans several of its shards (`jax.numpy.tile` instead
-    replicates the whole output, or refuses an explicitly sharded axis).
-    """
+    """The output's sharding: each input axis's mesh axes, on its output axis; None if unsharded."""
     spec = getattr(sharding, "spec", None)
     if not isinstance(sharding, NamedSharding) or spec is None:
         return None

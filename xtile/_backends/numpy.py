@@ -59,7 +59,7 @@ def _copy(step: Copy, /) -> Call:
     spread, view_shape = view_shapes(step.shape, step.reps)
     split, size = _split(spread, view_shape), math.prod(out_shape)
 
-    def copy(x: Any, dest: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
+    def copy(x: Any, dest: Any) -> Any:
         a = np.asarray(x)
         w = _whole_items(a)
         if dest is None:
@@ -104,7 +104,7 @@ def _parallel(copy: Callable[[Any, Any], object], target: Any, source: Any, /) -
     cuts = [target.shape[axis] * i // n for i in range(n + 1)]
     head = (slice(None),) * axis
 
-    def slab(a: int, b: int) -> Callable[[], object]:  # numpydoc ignore=GL08,PR01,RT01
+    def slab(a: int, b: int) -> Callable[[], object]:
         part = (*head, slice(a, b))
         return lambda: copy(target[part], source if source.shape[axis] == 1 else source[part])
 
@@ -130,7 +130,7 @@ def _repeat(step: Repeat, /) -> Call:
 
     shape = (*step.shape[: step.axis], step.shape[step.axis] * step.r, *step.shape[step.axis + 1 :])
 
-    def repeat(x: Any, _: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
+    def repeat(x: Any, _: Any) -> Any:
         a = np.asarray(x)
         w = _whole_items(a)
         out = w.reshape(-1, n).repeat(step.r, 0).reshape(shape)
@@ -160,7 +160,7 @@ def _copy_bytes(out: Any, src: int, dst: int, nbytes: int, count: int, stride: i
     split = count == 1 and nbytes >= _threads.PARALLEL_BYTES
     size = min(_MAX_VOID_BYTES, -(-nbytes // _threads.count()) if split else nbytes)
 
-    def part(at: int) -> Callable[[], None]:  # numpydoc ignore=GL08
+    def part(at: int) -> Callable[[], None]:
         item = np.dtype((np.void, min(size, nbytes - at)))
         to, of = (
             np.ndarray((count,), dtype=item, buffer=out, offset=off + at, strides=(stride,))

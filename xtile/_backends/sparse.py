@@ -15,7 +15,7 @@ def _unwrap(x: Any, /) -> tuple[tuple[Any, ...], Callable[..., Any]] | None:
         return None
     axes = getattr(x, "compressed_axes", None)  # GCXS: CSR is (0,), CSC (1,)
 
-    def rebuild(tiled: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
+    def rebuild(tiled: Any) -> Any:
         if axes is None:
             return tiled.asformat(fmt)
         lead = tiled.ndim - x.ndim  # the axes `repeats` prepended

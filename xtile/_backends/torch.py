@@ -72,7 +72,7 @@ def _copy(step: Copy, /) -> Call:
 
         return copy_items
 
-    def copy(x: Any, dest: Any) -> Any:  # numpydoc ignore=GL08,PR01,RT01
+    def copy(x: Any, dest: Any) -> Any:
         view = x.view(*spread).expand(*view_shape)  # inserts length-1 axes: a view
         if dest is not None:
             dest.view(*view_shape).copy_(view)  # splits axes only: a view
@@ -89,13 +89,7 @@ def _copy(step: Copy, /) -> Call:
 
 
 def _words(t: torch.Tensor, head: Shape, runs: int, item: int, /) -> torch.Tensor | None:
-    """
-    `t` viewed as `head` (its runs last), the runs as integers of `item` bytes; None if unaligned.
-
-    The runs are `t`'s last `runs` axes, contiguous by the plan. The integer view
-    needs the storage offset and every stride before the runs, in bytes, to be
-    multiples of `item`.
-    """
+    """`t` as `head`, its last `runs` axes as integers of `item` bytes; None if unaligned."""
     size, before = t.element_size(), t.stride()[: max(t.dim() - runs, 0)]
     if (t.storage_offset() * size) % item or any(st * size % item for st in before):
         return None
@@ -128,13 +122,7 @@ def _advisable(t: torch.Tensor, /) -> bool:
 
 
 def _empty(shape: Shape, x: Any, /) -> torch.Tensor:
-    """
-    A new C-ordered tensor of `shape` like `x`; a big one on the CPU backed by huge pages.
-
-    PyTorch's CPU allocator leaves a big block to be faulted in 4 KiB pages; the
-    whole huge pages inside it are advised (``MADV_HUGEPAGE``) before the first
-    write, where the kernel has transparent huge pages. It stays PyTorch's tensor.
-    """
+    """A new C-ordered tensor of `shape` like `x`; a big one on the CPU advised huge pages."""
     t: torch.Tensor = x
     out = torch.empty(shape, dtype=t.dtype, device=t.device)
     nbytes = out.element_size() * out.numel()
@@ -224,7 +212,7 @@ def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
     if sa.data_ptr() + sa.nbytes() <= sb.data_ptr() or sb.data_ptr() + sb.nbytes() <= sa.data_ptr():
         return False
 
-    def span(t: torch.Tensor) -> tuple[int, int]:  # numpydoc ignore=PR01,RT01
+    def span(t: torch.Tensor) -> tuple[int, int]:
         """The first and past-the-last byte addresses of `t`'s elements."""
         extent = sum((d - 1) * abs(s) for d, s in zip(t.shape, t.stride(), strict=True))
         start = t.data_ptr() - sum(

@@ -142,11 +142,11 @@ def sweep_cases(n: int, seed: int) -> list[Case]:
 
     rng = np.random.default_rng(seed)
 
-    def log_uniform(low: float, high: float) -> float:  # numpydoc ignore=PR01,RT01
+    def log_uniform(low: float, high: float) -> float:
         """A float between `low` and `high`, uniform in log scale."""
         return float(np.exp(rng.uniform(np.log(low), np.log(high))))
 
-    def split(total: int, parts: int) -> list[int]:  # numpydoc ignore=PR01,RT01
+    def split(total: int, parts: int) -> list[int]:
         """`parts` positive ints whose product is about `total`, at random."""
         weights = rng.dirichlet(np.ones(parts)) if parts > 1 else np.ones(1)
         return [max(1, round(total**w)) for w in weights]
@@ -195,17 +195,17 @@ class Result:
     bound_s: float = math.nan
 
     @property
-    def vs_native(self) -> float:  # numpydoc ignore=RT01
+    def vs_native(self) -> float:
         """The native tile's time over xtile's: how many times faster xtile is."""
         return self.native_s / self.xtile_s
 
     @property
-    def vs_copy(self) -> float:  # numpydoc ignore=RT01
+    def vs_copy(self) -> float:
         """The plain copy's time over xtile's: xtile's speed against the copy bound."""
         return self.copy_s / self.xtile_s
 
     @property
-    def vs_bound(self) -> float:  # numpydoc ignore=RT01
+    def vs_bound(self) -> float:
         """
         The machine's bound over xtile's time.
 
@@ -329,7 +329,7 @@ def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Contender]]:
     """The backends to race, each with its own tile and plain copy."""
     import numpy as np
 
-    def same(a: _T) -> _T:  # numpydoc ignore=PR01,RT01
+    def same(a: _T) -> _T:
         """No wait: the backend is synchronous."""
         return a
 
@@ -339,7 +339,7 @@ def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Contender]]:
         elif name == "torch-cuda":
             import torch
 
-            def synced(a: _T) -> _T:  # numpydoc ignore=PR01,RT01
+            def synced(a: _T) -> _T:
                 """Wait for the device's queue: CUDA runs asynchronously."""
                 torch.cuda.synchronize()
                 return a
@@ -380,7 +380,7 @@ def _backends(names: Iterable[str]) -> Iterator[tuple[str, _Contender]]:
         elif name == "cupy":
             import cupy
 
-            def cupy_synced(a: _T) -> _T:  # numpydoc ignore=PR01,RT01
+            def cupy_synced(a: _T) -> _T:
                 """Wait for the device: CuPy's kernels run asynchronously."""
                 cupy.cuda.get_current_stream().synchronize()
                 return a
@@ -561,10 +561,7 @@ def table(results: list[Result]) -> str:
         f"{'backend':<17}{'case':<{width}}{'dtype':<11}{'out MB':>8}{'bound':>7}{'native':>8}"
         f"{'xtile':>7}{'x/native':>10}{'x/bound':>9}"
     )
-    lines = [
-        header,
-        f"{'':<{17 + width + 19}}{'(GB/s of output)':>22}",
-    ]
+    lines = [header, f"{'':<{17 + width + 19}}{'(GB/s of output)':>22}"]
     for r in results:
         bound = r.xtile_s * r.vs_bound
         gbps = [r.out_bytes / t / 1e9 for t in (bound, r.native_s, r.xtile_s)]

@@ -9,6 +9,7 @@ reference. ``python -m xtile bench`` runs the benchmark suite instead.
 """
 
 import argparse
+import math
 import secrets
 import sys
 import textwrap
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import xtile
+from xtile import _front, _program
 
 from .._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, _fuzz, _oracles, dtypes
 
@@ -41,7 +43,7 @@ def _legend(n: str) -> str:
 def _count(least: int) -> Callable[[str], int]:
     """An argparse type: an integer of at least `least`."""
 
-    def count(text: str) -> int:  # numpydoc ignore=PR01,RT01
+    def count(text: str) -> int:
         """`text` as an int, or an error that names it."""
         try:
             n = int(text)
@@ -195,7 +197,6 @@ def _ints(text: str) -> tuple[int, ...]:
 
 def _explain(argv: list[str]) -> int:
     """``python -m xtile explain``: the program a call would run, and the candidates it beat."""
-    from .. import _front, _program
 
     parser = argparse.ArgumentParser(
         prog="python -m xtile explain",
@@ -235,9 +236,9 @@ def _explain(argv: list[str]) -> int:
         return 0
     model = backend.model if layout.tuned else backend.device
     found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
-    print("chosen " + _program.explain(found[0]))
+    print("chosen " + describe(found[0]))
     for other in found[1:]:
-        print("beat " + _program.explain(other))
+        print("beat " + describe(other))
     return 0
 
 
@@ -336,3 +337,30 @@ def _bench(argv: list[str]) -> int:
     if args.plot:
         _bench.plot(results, args.plot)
     return 0
+
+
+def describe(program: _program.Program, /) -> str:
+    """The steps of `program`, one line each, as ``python -m xtile explain`` prints them."""
+    p = program
+    lines = [f"{p.name}: tile {p.shape} by {p.reps} -> {p.out_shape}, cost {p.cost / 1e3:.1f} us"]
+    if not p.steps:
+        lines.append("  1. empty: allocate the output, nothing to copy")
+    for i, step in enumerate(p.steps, 1):
+        lines.append(f"  {i}. {_step(step)}")
+    return "\n".join(lines)
+
+
+def _step(step: _program.Step, /) -> str:
+    """One step, in words."""
+    if isinstance(step, _program.Whole):
+        return f"the backend's own tile by {step.reps}"
+    if isinstance(step, _program.Repeat):
+        return f"repeat: {step.shape} along axis {step.axis} x{step.r} into a fresh array"
+    if isinstance(step, _program.Replicate):
+        places = f" in {math.prod(step.places)} places" if math.prod(step.places) > 1 else ""
+        return f"replicate: axis {step.axis}, [0:{step.n}] to [{step.n}:{step.stop}]{places}"
+    what = f"copy{f' (runs as items of {step.item} bytes)' if step.item else ''}: {step.shape}"
+    what += f" by {step.reps}"
+    what += " from [" + ", ".join(f":{n}" for n in step.source) + "]" if step.source else ""
+    into = ", ".join(f"{a}:{b}" for a, b in step.region) if step.region else ""
+    return f"{what} -> " + (f"output[{into}]" if into else "a fresh array")

@@ -54,27 +54,27 @@ class Backend(Enum):
     SPARSE = "sparse"
 
     @property
-    def modname(self) -> str:  # numpydoc ignore=RT01
+    def modname(self) -> str:
         """The module to import."""
         return self.value.split(":")[0]
 
     @property
-    def is_gpu(self) -> bool:  # numpydoc ignore=RT01
+    def is_gpu(self) -> bool:
         """Whether this backend runs on a CUDA device."""
         return self in {Backend.TORCH_CUDA, Backend.JAX_GPU, Backend.CUPY}
 
     @property
-    def mutable(self) -> bool:  # numpydoc ignore=RT01
+    def mutable(self) -> bool:
         """Whether its arrays can be written in place, and so could alias `x`."""
         return _LIBRARY[self.modname].mutable
 
     @property
-    def library(self) -> str:  # numpydoc ignore=RT01
+    def library(self) -> str:
         """Name its library as xtile does ("jax")."""
         return _LIBRARY[self.modname].name
 
     @property
-    def max_rank(self) -> int:  # numpydoc ignore=RT01
+    def max_rank(self) -> int:
         """
         The highest rank its arrays take through tiling and back to NumPy.
 

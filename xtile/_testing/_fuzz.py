@@ -38,7 +38,7 @@ class Case:
     layout: str
     form: str
 
-    def __str__(self) -> str:  # numpydoc ignore=RT01
+    def __str__(self) -> str:
         """A line that reproduces the case."""
         return f"{self.shape} x {self.reps} {self.dtype} {self.layout}, repeats as {self.form}"
 
