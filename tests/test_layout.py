@@ -292,3 +292,36 @@ def test_impl_fixture_selects_the_path(
         assert calls
     else:
         assert not calls
+
+
+def _library_files() -> list[Path]:
+    """The library proper: every module of the package but the CLI and the test harness."""
+    return [
+        p
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if p.name != "__main__.py" and not {"_cli", "_testing"} & set(p.parts)
+    ]
+
+
+def test_library_size() -> None:
+    """At most 2,000 non-blank, non-comment lines, docstrings included."""
+    lines = sum(
+        1
+        for path in _library_files()
+        for line in path.read_text().splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    )
+    assert lines <= 2000, lines
+
+
+def test_private_docstrings_one_line() -> None:
+    """Private functions and classes say what they are in one line; the why is in the docs."""
+    public = {"tile", "tile_shape", "tile_v1", "threads"}
+    for path in _library_files():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.ClassDef) or node.name in public:
+                continue
+            doc = ast.get_docstring(node)
+            if doc is not None:
+                assert "\n" not in doc.strip(), f"{path.name}: {node.name}"
