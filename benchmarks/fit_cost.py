@@ -16,7 +16,9 @@ prints the prices to paste into ``xtile/_backends/<backend>.py``. Usage::
 
 import argparse
 import math
+import pickle
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,12 +28,13 @@ from xtile._backends import load
 from xtile._cli import _bench
 
 
-def _cases(n: int, seed: int) -> list[_bench.Case]:
+def _cases(n: int, seed: int, big_bytes: int) -> list[_bench.Case]:
     """
     The sweep's `n` cases, `n // 2` small ones and `n // 4` big ones.
 
     Small: outputs of up to 4 Ki elements (what a call costs); big: the sweep's cases
-    of 8 MiB and more (what memory costs), which it draws rarely.
+    of `big_bytes` and more (what memory costs, the second byte price), which it draws
+    rarely.
     """
     rng = np.random.default_rng(seed)
     small = []
@@ -42,8 +45,8 @@ def _cases(n: int, seed: int) -> list[_bench.Case]:
         small.append(_bench.Case(shape, reps, str(rng.choice(["int8", "float32", "float64"])), ""))
     big = [
         c
-        for c in _bench.sweep_cases(4 * n, seed + 1000)
-        if math.prod(c.shape) * math.prod(c.reps) * np.dtype(c.dtype).itemsize >= 1 << 23
+        for c in _bench.sweep_cases(16 * n, seed + 1000)
+        if math.prod(c.shape) * math.prod(c.reps) * np.dtype(c.dtype).itemsize >= big_bytes
     ]
     return _bench.sweep_cases(n, seed) + small + big[: n // 4]
 
@@ -72,12 +75,20 @@ def _measure(backend: Any, cases: list[_bench.Case], repeat: int) -> list[list[t
 
 
 def _vector(steps: Any, kinds: list[str], big: int) -> np.ndarray:
-    """A program's counts per price: per kind its calls, loops, elements, bytes, big bytes."""
+    """
+    A program's counts per price: per kind its calls, loops, elements, bytes, big bytes.
+
+    A step's bytes count at the first byte price, and again at the extra price of a
+    big step: the fit keeps a big step's byte price at least the small one's. A
+    replication's inner loops are a copy's (the same copy kernel, inside the output):
+    random cases have too few replications of many short blocks to price them apart.
+    """
     v = np.zeros(5 * len(kinds))
     for kind, (loops, elements, nbytes) in steps:
         i = 5 * kinds.index(kind)
-        v[i : i + 3] += (1, loops, elements)
-        v[i + (4 if nbytes >= big else 3)] += nbytes
+        v[i : i + 4] += (1, 0, elements, nbytes)
+        v[5 * kinds.index("copy" if kind == "replicate" else kind) + 1] += loops
+        v[i + 4] += nbytes if nbytes >= big else 0
     return v
 
 
@@ -128,11 +139,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--check", type=int, default=2, help="the seed of the cases judged")
     parser.add_argument("--repeat", type=int, default=4)
+    parser.add_argument("--data", help="a file for the timings: read if it exists, else written")
     args = parser.parse_args()
     backend = load(args.backend)
-    train = _measure(backend, _cases(args.n, args.seed), args.repeat)
-    check = _measure(backend, _cases(args.n, args.check), args.repeat)
-    report(train, check, backend.model.big)
+    big = backend.model.big
+    if args.data and Path(args.data).exists():
+        train, check = pickle.loads(Path(args.data).read_bytes())
+    else:
+        train = _measure(backend, _cases(args.n, args.seed, big), args.repeat)
+        check = _measure(backend, _cases(args.n, args.check, big), args.repeat)
+        if args.data:
+            Path(args.data).write_bytes(pickle.dumps((train, check)))
+    report(train, check, big)
 
 
 def report(train: Any, check: Any, big: int) -> None:
@@ -147,7 +165,10 @@ def report(train: Any, check: Any, big: int) -> None:
             f"within 10% on {np.mean(r <= 1.1):.0%}"
         )
     for i, kind in enumerate(kinds):
-        print(f"    {kind}=({', '.join(f'{v:.4g}' for v in coef[5 * i : 5 * i + 5])}),")
+        price = coef[5 * i : 5 * i + 5]
+        price[1] = coef[5 * kinds.index("copy") + 1] if kind == "replicate" else price[1]
+        price[4] += price[3]  # the price of a big step's byte, as `Model` takes it
+        print(f"    {kind}=({', '.join(f'{v:.4g}' for v in price)}),")
 
 
 if __name__ == "__main__":

@@ -225,10 +225,11 @@ def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
 
 
 MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
-    copy=(8163.0, 1.418, 0.004816, 0.01133, 0.02162),
-    item=(18140.0, 2.023, 0.0, 0.01215, 0.027),
-    replicate=(25690.0, 0.5743, 0.0, 0.01359, 0.02255),
-    native=(15010.0, 1.376, 0.01478, 0.009717, 0.01567),
+    copy=(7555.0, 1.045, 0.01703, 0.01103, 0.09817),
+    item=(16460.0, 1.889, 0.02985, 0.014, 0.09248),
+    replicate=(23420.0, 1.045, 0.0, 0.02567, 0.02567),
+    native=(14020.0, 1.161, 0.02367, 0.009114, 0.352),
+    big=1 << 25,  # glibc's largest mmap threshold: above it, every output is faulted anew
     words=frozenset(_WORDS),
     interleaved=True,
 )
