@@ -4,7 +4,6 @@ import collections
 import contextlib
 import functools
 import os
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -52,14 +51,6 @@ def xp(library: Backend, request: pytest.FixtureRequest) -> Iterator[Any]:
 def device(library: Backend) -> Any:
     """The device arrays are created on (a non-default one where the backend has it)."""
     return library.load_or_skip()[1]
-
-
-def pytest_sessionfinish() -> None:
-    """Clear torch.compile's caches while the interpreter is whole, not in its teardown."""
-    # else Dynamo's weak-reference callbacks run on a half-torn-down module at exit
-    # and print "Exception ignored ... KeyError: '__builtins_dict___0'" after the summary
-    if (torch := sys.modules.get("torch")) is not None:
-        torch._dynamo.reset()
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
