@@ -251,7 +251,7 @@ def _plain(
         run = _run.compiled(backend.name, layout, reps, out is None, _program.OFF.get())[1]
         return _allocating(run, x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
-    if backend.whole is not None and backend.layout is None:  # JAX's, Dask's own
+    if backend.whole is not None and backend.layout is None:  # JAX's, Dask's, ndonnx's own
         steps: tuple[Any, ...] = (_program.Whole(full),)
     else:
         steps = _program.fit_rank(shape, full, backend.max_dims)
