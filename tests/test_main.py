@@ -28,6 +28,8 @@ def test_self_check_table() -> None:
     assert "seed 0 (again: python -m xtile --cases 3 --seed 0)" in out
     for backend in Backend:
         assert backend.value in out
+    rows = [line.split() for line in out.splitlines()]
+    assert not any(row[1:2] == ["Device"] for row in rows)  # a device of no name (ndonnx's)
     for name, _, _ in _oracles.LAYERS:
         assert name in out
     # the legend says the N of this run
@@ -143,7 +145,10 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     [(["3", "-2"], "`repeats` must be non-negative; got -2 at position 0 of (-2,)"),
      (["2,-3", "2"], "`shape` must be non-negative; got -3 at position 1 of (2, -3)"),
      (["3", "2", "--dtype", "float33"], "float33"),
-     (["3", "2", "--backend", "torch", "--dtype", "float33"], "not a dtype of torch")],
+     (["3", "2", "--backend", "torch", "--dtype", "float33"], "not a dtype of torch"),
+     (["4,3", "-1,2"], "`repeats` must be non-negative; got -1 at position 0 of (-1, 2)"),
+     (["4,3", "(-1, 2)"], "`repeats` must be non-negative; got -1 at position 0 of (-1, 2)"),
+     (["4,3", "100000000000,100000000000"], "more elements than int64 can count")],
 )  # fmt: skip
 def test_explain_refuses_in_one_line(
     capsys: pytest.CaptureFixture[str], args: list[str], said: str
@@ -156,6 +161,26 @@ def test_explain_refuses_in_one_line(
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert said in err.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("backend", "module"),
+    [("torch", "torch"), ("jax", "jax.numpy"), ("dask", "dask.array"),
+     ("array_api_strict", "array_api_strict"), ("sparse", "sparse")],
+)  # fmt: skip
+def test_explain_without_the_backend_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, backend: str, module: str
+) -> None:
+    """A backend not installed (its import fails) is refused in one line, as ``bench`` does."""
+    from xtile._cli import main
+
+    monkeypatch.setitem(sys.modules, module, None)  # what `import` finds of a missing module
+    with pytest.raises(SystemExit) as e:
+        main(["explain", "4000,3", "1,1000", "--backend", backend])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert f"backend {backend!r} cannot run here" in err.splitlines()[-1]
 
 
 def test_explain_takes_the_backends_dtypes(capsys: pytest.CaptureFixture[str]) -> None:

@@ -91,8 +91,9 @@ def _check_backend(backend: Backend, n: int, seed: int) -> dict[str, Any]:
         small = _fuzz.shrink(case, fails)
         print(f"  {backend.value}: {case}\n    {problem}\n    shrunk: {small}")
     name = str(device).removeprefix("array_api_strict.")
-    # a device with no name of its own (ndonnx's) shows as its type
-    row["device"] = type(device).__name__ if " object at 0x" in name else name
+    # a device with no name of its own (ndonnx's one device) shows as its library's default
+    default = f"{type(device).__module__.partition('.')[0]} default"
+    row["device"] = default if " at 0x" in name else name
     return row
 
 
@@ -216,11 +217,18 @@ def _explain(argv: list[str]) -> int:
         choices=["numpy", "torch", "array_api_strict", "jax", "dask", "sparse"],
         help="whose primitives and costs (numpy)",
     )
-    args = parser.parse_args(argv)
+    # a leading space keeps a negative value (-1,2) from reading as an option
+    args = parser.parse_args([" " + a if a[:1] == "-" and a[1:2].isdigit() else a for a in argv])
     try:
         _front.non_negative(args.shape, op="explain", name="shape")
         _front.non_negative(args.repeats, op="explain")
+        _front.tiled_shape(args.shape, args.repeats, op="explain")  # fits int64, as tile's
+    except ValueError as e:
+        parser.error(str(e))
+    try:
         x = _empty(args.backend, args.shape, args.dtype)  # its layout, as a call reads it
+    except ImportError as e:
+        parser.error(f"backend {args.backend!r} cannot run here: {e}")
     except (ValueError, TypeError, AttributeError) as e:
         parser.error(str(e))
     xp, backend = _front.namespace(x, None, op="explain", name="x")
