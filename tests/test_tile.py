@@ -11,6 +11,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import xtile
+from xtile import _backends
 from xtile._testing import (
     SPEC_EXAMPLES,
     Backend,
@@ -281,6 +282,24 @@ class TestErrors:
         # an empty output: one repeat is too large, not the element count
         with pytest.raises(ValueError, match=rf"holds {2**70}, past int64's maximum"):
             xtile.tile(make(arange((2, 3))), (0, 2**70))
+        # an empty output whose other axes span more bytes than int64 counts, which no
+        # library can make (NumPy: "array is too big")
+        shape = r"^xtile\.tile: the output shape \(0, 3000000000000000000\) spans"
+        with pytest.raises(ValueError, match=shape):
+            xtile.tile(make(np.ones(3)), (0, 10**18))
+
+    @pytest.mark.parametrize("other", PRESENT, ids=lambda b: b.value)
+    def test_xp_must_be_the_arrays(self, xp: Any, make: Any, other: Backend) -> None:
+        """`xp` of another library, or not a namespace, is a `TypeError` naming both."""
+        x = make(arange((2, 3)))
+        assert_tile(xtile.tile(x, 2, xp=xp), x, 2, xp)
+        oxp = other.load_or_skip()[0]
+        lib = _backends.library(xp)
+        for bad in [oxp, "numpy"] if _backends.library(oxp) != lib else ["numpy"]:
+            with pytest.raises(
+                TypeError, match=rf"`xp` is .*, not the namespace of `x`, .*\(of {lib}\)"
+            ):
+                xtile.tile(x, 2, xp=bad)
 
     @pytest.mark.parametrize("x", [[1, 2], 3, 2.5, "ab", None, (1, 2)], ids=repr)
     def test_non_array_input(self, x: Any) -> None:

@@ -5,12 +5,13 @@ import math
 import operator
 import reprlib
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any
 
-from array_api_compat import is_lazy_array, is_numpy_array, is_writeable_array
+from array_api_compat import device, is_lazy_array, is_numpy_array, is_writeable_array
 
 from . import _backends, _program, _run
-from ._backends import Backend, Call
+from ._backends import Backend, Call, library
 
 __all__ = ["INT64_MAX", "check_shape", "host_ints", "non_negative", "tile", "tiled_shape"]
 
@@ -47,7 +48,14 @@ def namespace(x: object, xp: Any, /, *, op: str, name: str) -> tuple[Any, Backen
             f"got {type(x).__name__} {short(x)}{hint}."
         )
         raise TypeError(msg)
-    return found if xp is None else (xp, found[1])
+    if xp is None or (isinstance(xp, ModuleType) and library(xp) == library(found[0])):
+        return found if xp is None else (xp, found[1])
+    given = f"the namespace {xp.__name__}" if isinstance(xp, ModuleType) else short(xp)
+    msg = (
+        f"{op}: `xp` is {given}, not the namespace of `{name}`, a "
+        f"{type(x).__module__}.{type(x).__name__} (of {library(found[0])}); leave `xp` out."
+    )
+    raise TypeError(msg)
 
 
 def _array_ints(a: Array, /, *, op: str, name: str, int64: bool, dims: str) -> Shape:
@@ -74,7 +82,7 @@ def _array_ints(a: Array, /, *, op: str, name: str, int64: bool, dims: str) -> S
     )
     try:
         if not why:
-            if _backends.library(xp) == "dask":
+            if library(xp) == "dask":
                 a = a.compute()  # one graph evaluation, not one per element
             if a.ndim == 0:
                 return (int(a),)
@@ -226,9 +234,11 @@ def tile(
         return backend.whole(x, reps, xp, None)
     shape, full = _program.promote(shape, reps)
     out_shape = tuple(map(operator.mul, shape, full))
-    size = math.prod(out_shape)
-    if size > INT64_MAX or (size == 0 and max((*out_shape, *full), default=0) > INT64_MAX):
-        tiled_shape(shape, full, op=op)  # raises, with the message
+    size, span = math.prod(out_shape), math.prod([d for d in out_shape if d])  # as allocators count
+    if max((size, *full)) > INT64_MAX or span * _itemsize(x.dtype, xp) > INT64_MAX:
+        tiled_shape(shape, full, op=op)  # raises where the element count is past int64
+        msg = f"{op}: the output shape {out_shape} spans more bytes than int64 can count."
+        raise ValueError(msg)
     if out is not None:
         _check_out(x, out, out_shape, xp, backend, op)
         if not size:
@@ -256,9 +266,8 @@ def _plain(
     else:
         steps = _program.fit_rank(shape, full, backend.max_dims)
     program = _program.Program(shape, full, out_shape, math.prod(out_shape), steps)
-    return _allocating(
-        _run.compile_program(program, backend, xp, _block), x, out, out_shape, xp, op
-    )
+    call = _run.compile_program(program, backend, xp, tile)  # `tile`: a Dask task's
+    return _allocating(call, x, out, out_shape, xp, op)
 
 
 def _allocating(
@@ -290,11 +299,6 @@ def _out_of_memory(e: BaseException, x: Array, out_shape: Shape, xp: Any, op: st
     return MemoryError(msg)
 
 
-def _block(x: Array, reps: Shape) -> Array:
-    """The tile of one block of a lazy graph (a Dask task), in its own namespace."""
-    return tile(x, reps)
-
-
 def _itemsize(dtype: Any, xp: Any) -> int:
     """The bytes per element of `dtype`."""
     size = getattr(dtype, "itemsize", None)
@@ -308,9 +312,9 @@ def _itemsize(dtype: Any, xp: Any) -> int:
 
 def _check_out(x: Array, out: object, out_shape: Shape, xp: Any, backend: Backend, op: str) -> None:
     """Refuse an `out` the tile cannot be written into, naming both sides."""
-    lib = _backends.library(xp)
+    lib = library(xp)
     found = _backends.of(out)
-    if type(out) is not type(x) and (found is None or _backends.library(found[0]) != lib):
+    if type(out) is not type(x) and (found is None or library(found[0]) != lib):
         msg = (
             f"{op}: `out` must be an array of the input's library ({lib}); "
             f"got {type(out).__module__}.{type(out).__name__}."
@@ -335,8 +339,6 @@ def _check_out(x: Array, out: object, out_shape: Shape, xp: Any, backend: Backen
     if o.dtype != x.dtype:
         msg = f"{op}: `out` has dtype {o.dtype}; the tile has the input's dtype {x.dtype}."
         raise TypeError(msg)
-    from array_api_compat import device
-
     if device(o) != device(x):
         msg = f"{op}: `out` is on device {device(o)}; the input is on device {device(x)}."
         raise ValueError(msg)

@@ -54,11 +54,12 @@ def tile(
         If `x` is not an array (or is a NumPy subclass but a masked array or a
         memory map), `repeats` is not integers or not static (traced under
         ``jax.jit``, a lazy array), `x` has unknown dimensions its library cannot
-        give at run time (Dask's nan), or `out` is not a writable array of `x`'s
-        library and dtype (JAX and Dask have none), or autograd tracks it or `x`.
+        give at run time (Dask's nan), `xp` is not `x`'s namespace, or `out` is
+        not a writable array of `x`'s library and dtype (JAX and Dask have
+        none), or autograd tracks it or `x`.
     ValueError
         If a repeat is negative, `repeats` has more than one dimension, the
-        output would have more elements than int64 can count, or `out` has
+        output's elements or bytes are more than int64 can count, or `out` has
         another shape or device than the tile, or shares memory with `x`.
     MemoryError
         If the output cannot be allocated (any eager backend's allocator); the
