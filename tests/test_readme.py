@@ -16,6 +16,12 @@ BLOCKS = [
 ]
 
 
+def test_ci_ships_with_the_tree() -> None:
+    """README's `bash .ci/run` works from a clone and from the unpacked sdist alike."""
+    assert "bash .ci/run" in (ROOT / "README.md").read_text()
+    assert (ROOT / ".ci" / "run").is_file()
+
+
 def test_readme_has_examples() -> None:
     assert sum(page.name == "README.md" for page, _, _ in BLOCKS) >= 2
 
