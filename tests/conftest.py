@@ -1,9 +1,11 @@
 """Fixtures: every installed backend on every available device, both implementations."""
 
+import atexit
 import collections
 import contextlib
 import functools
 import os
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -16,6 +18,30 @@ import xtile._backends
 import xtile._run
 from xtile._testing import Backend, BackendUnavailableError, dtypes, slabs_at_every_size
 
+
+def _quiet_dynamo_at_exit() -> None:
+    """
+    Drop the `KeyError` of torch Dynamo's cleanup hooks as the interpreter exits.
+
+    A compiled frame's hook deletes the global it installed in the frame's module
+    (``__builtins_dict___N``); at exit the module's dict may be cleared first, and the
+    hook's ``del`` then prints "Exception ignored ... KeyError" after pytest's summary
+    (torch's bug: the hook does not tolerate a missing name). Nothing else is hidden.
+    """
+    default = sys.unraisablehook
+
+    def hook(u: Any) -> None:
+        where = u.exc_traceback
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        dynamo = where is not None and "_dynamo" in where.tb_frame.f_code.co_filename
+        if not (dynamo and isinstance(u.exc_value, KeyError)):
+            default(u)
+
+    sys.unraisablehook = hook
+
+
+atexit.register(_quiet_dynamo_at_exit)  # after pytest has put back its own hook
 settings.register_profile(
     "xtile",
     max_examples=40,

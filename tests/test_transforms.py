@@ -37,6 +37,29 @@ def jax_device(request: pytest.FixtureRequest) -> Any:
     return request.param.load_or_skip()[1]
 
 
+# a compiled frame whose module's dict loses Dynamo's globals first, as at exit
+_DYNAMO_EXIT = """
+import types, torch
+import tests.conftest
+m = types.ModuleType("m")
+exec("def f(x):\\n    return x * max(1, 2)", m.__dict__)
+torch.compile(m.f, fullgraph=True)(torch.ones(2))
+for name in [k for k in m.__dict__ if k.startswith("__builtins_dict__")]:
+    del m.__dict__[name]
+print("done")
+"""
+
+
+def test_suite_exits_without_dynamos_teardown_noise() -> None:
+    """The test processes end on pytest's summary: Dynamo's exit KeyError is dropped."""
+    pytest.importorskip("torch")
+    run = subprocess.run(
+        [sys.executable, "-c", _DYNAMO_EXIT], capture_output=True, text=True, check=True
+    )
+    assert run.stdout == "done\n"
+    assert run.stderr == "", run.stderr
+
+
 class TestTorch:
     @pytest.mark.parametrize(("shape", "reps"), CASES, ids=IDS)
     @pytest.mark.parametrize("dtype", ["float64", "complex128"])
