@@ -106,14 +106,8 @@ def _write(step: Copy | Replicate, backend: Backend, xp: Any) -> Callable[[Array
     into = tuple(slice(a, b) for a, b in step.region or ())
     if step.source is None:
         return lambda x, out: copy_(x, out[into])
-    source = tuple(slice(0, n) for n in step.source)
-    return lambda x, out: copy_(xp.reshape(x, _shape_of(step, x))[source], out[into])
-
-
-def _shape_of(step: Copy, x: Array) -> tuple[int, ...]:
-    """The array so far's promoted shape (a part's source has its rank)."""
-    shape: tuple[int, ...] = tuple(x.shape)
-    return (1,) * (len(step.source or ()) - len(shape)) + shape
+    source = tuple(slice(0, n) for n in step.source)  # of a staged array: the output's rank
+    return lambda x, out: copy_(x[source], out[into])
 
 
 @functools.lru_cache(maxsize=256)

@@ -14,8 +14,7 @@ def _layout(x: Any, /) -> Layout | None:
     """Shape and element size (staging reads nothing else)."""
     if type(x).__module__.partition(".")[0] != "array_api_strict":
         return None
-    size = x.dtype._np_dtype.itemsize
-    return Layout(tuple(x.shape), (), size)  # one copy, kept: nothing to price
+    return Layout(tuple(x.shape), (), x.dtype._np_dtype.itemsize)  # one copy: nothing to price
 
 
 def _copy(step: Copy, /) -> Call:

@@ -49,8 +49,7 @@ def _whole(x: Any, reps: Shape, _xp: Any, _tile: Any) -> Any:
     sharding = None
     if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
         sharding = _out_sharding(x.sharding, x.ndim, max(x.ndim, len(reps)))
-    out: Any = _jitted(x, reps, sharding)
-    return out
+    return _jitted(x, reps, sharding)
 
 
 BACKEND = Backend("jax", whole=_whole)

@@ -145,11 +145,6 @@ def _replicate(out: Any, step: Replicate, /) -> None:
         region.narrow(axis, whole * n, left).copy_(region.narrow(axis, 0, left))
 
 
-def _whole(x: Any, reps: Shape, _xp: Any, _tile: Any) -> Any:
-    """`torch.tile`."""
-    return torch.tile(x, reps)
-
-
 def _unwrap(x: Any, /) -> None:
     """Nothing to unwrap; a sparse, nested or quantized tensor is refused, naming its layout."""
     t: torch.Tensor = x
@@ -244,7 +239,7 @@ BACKEND = Backend(
     layout=_layout,
     copy=_copy,
     replicate=_replicate,
-    whole=_whole,
+    whole=lambda x, reps, _xp, _tile: torch.tile(x, reps),
     unwrap=_unwrap,
     check_out=_check_out,
     empty=_empty,
