@@ -19,29 +19,23 @@ import xtile._run
 from xtile._testing import Backend, BackendUnavailableError, dtypes, slabs_at_every_size
 
 
-def _quiet_dynamo_at_exit() -> None:
+def _drop_dynamo_cleanups() -> None:
     """
-    Drop the `KeyError` of torch Dynamo's cleanup hooks as the interpreter exits.
+    Forget torch Dynamo's cleanup hooks as the interpreter exits, before they can fire.
 
-    A compiled frame's hook deletes the global it installed in the frame's module
-    (``__builtins_dict___N``); at exit the module's dict may be cleared first, and the
-    hook's ``del`` then prints "Exception ignored ... KeyError" after pytest's summary
-    (torch's bug: the hook does not tolerate a missing name). Nothing else is hidden.
+    Each compiled frame has a hook, called when its code dies, that deletes the globals
+    Dynamo installed in the frame's module (``__builtins_dict___N``). At exit a
+    module's dict may be cleared first; the hook's ``del`` then prints "Exception
+    ignored ... KeyError" after pytest's summary (torch's bug: it does not tolerate a
+    missing name). Dropped with the weak references that hold them, they never run;
+    the globals go with the process.
     """
-    default = sys.unraisablehook
-
-    def hook(u: Any) -> None:
-        where = u.exc_traceback
-        while where is not None and where.tb_next is not None:
-            where = where.tb_next
-        dynamo = where is not None and "_dynamo" in where.tb_frame.f_code.co_filename
-        if not (dynamo and isinstance(u.exc_value, KeyError)):
-            default(u)
-
-    sys.unraisablehook = hook
+    utils = sys.modules.get("torch._dynamo.utils")
+    if utils is not None:
+        utils.CleanupManager.instance.clear()
 
 
-atexit.register(_quiet_dynamo_at_exit)  # after pytest has put back its own hook
+atexit.register(_drop_dynamo_cleanups)
 settings.register_profile(
     "xtile",
     max_examples=40,

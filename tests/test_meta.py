@@ -82,7 +82,7 @@ def test_meta_non_contiguous() -> None:
     assert [op for op in record.ops if op not in VIEWS] == ["aten.clone.default"], record.ops
 
 
-def test_meta_parameter_of_a_module() -> None:
+def test_meta_parameter_of_a_module(impl: str) -> None:
     """A model built on the meta device (before loading weights): its nn.Parameter."""
     layer = torch.nn.Linear(300, 200, device="meta")
     with _Record() as record:
@@ -90,7 +90,9 @@ def test_meta_parameter_of_a_module() -> None:
     assert y.device.type == "meta"
     assert y.shape == (400, 900)
     assert y.requires_grad
-    assert [op for op in record.ops if op not in VIEWS] == ["aten.clone.default"], record.ops
+    # one op writes the output: for a Parameter (a subclass), PyTorch's own tile's
+    writes = ["aten.repeat.default" if impl == "fast" else "aten.clone.default"]
+    assert [op for op in record.ops if op not in VIEWS] == writes, record.ops
 
 
 def test_meta_out() -> None:

@@ -1,6 +1,5 @@
 """The front door of `xtile.tile`, `xtile.onnx`, `xtile.openvino`: every check once, then run."""
 
-import contextlib
 import math
 import operator
 import reprlib
@@ -11,7 +10,7 @@ from typing import Any
 from array_api_compat import device, is_lazy_array, is_numpy_array, is_writeable_array
 
 from . import _backends, _program, _run
-from ._backends import Backend, Call, library
+from ._backends import Backend, Call, library, symbolic
 
 __all__ = ["INT64_MAX", "check_shape", "host_ints", "non_negative", "tile", "tiled_shape"]
 
@@ -112,8 +111,8 @@ def host_ints(
     if _backends.of(repeats) is not None:
         ints = _array_ints(repeats, op=op, name=name, int64=int64, dims=dims)
         return ints, repeats.ndim  # type: ignore[attr-defined]
-    if isinstance(repeats, int) and not isinstance(repeats, bool):
-        return (repeats,), 0
+    if (isinstance(repeats, int) and not isinstance(repeats, bool)) or symbolic(repeats):
+        return (repeats,), 0  # type: ignore[return-value]
     if isinstance(repeats, Sequence) and not isinstance(repeats, str | bytes):
         return tuple(_element(v, i, op=op, name=name) for i, v in enumerate(repeats)), 1
     msg = (
@@ -125,8 +124,8 @@ def host_ints(
 
 def _element(v: object, i: int, /, *, op: str, name: str) -> int:
     """One element of a repeats sequence: a Python int or a 0-D integer array."""
-    if isinstance(v, int) and not isinstance(v, bool):
-        return v
+    if (isinstance(v, int) and not isinstance(v, bool)) or symbolic(v):
+        return v  # type: ignore[return-value]
     if _backends.of(v) is not None and getattr(v, "ndim", None) == 0:
         return _array_ints(v, op=op, name=name, int64=False, dims="0-D")[0]
     msg = f"{op}: `{name}` must hold integers; got {short(v)} ({type(v).__name__}) at position {i}."
@@ -135,8 +134,8 @@ def _element(v: object, i: int, /, *, op: str, name: str) -> int:
 
 def non_negative(reps: Shape, /, *, op: str, name: str = "repeats") -> Shape:
     """`reps`, or `ValueError` naming the first negative repeat."""
-    if reps and min(reps) < 0:
-        i, r = next((i, r) for i, r in enumerate(reps) if r < 0)
+    if neg := [(i, r) for i, r in enumerate(reps) if type(r) is int and r < 0]:  # not symbols
+        i, r = neg[0]
         msg = f"{op}: `{name}` must be non-negative; got {r} at position {i} of {reps}."
         raise ValueError(msg)
     return reps
@@ -148,10 +147,12 @@ def tiled_shape(
     """The output shape of a tile by non-negative `reps`, checked to fit int64."""
     shape, reps = _program.promote(shape, reps)  # type: ignore[arg-type]
     out = tuple(
-        0 if r == 0 else None if d is None else d * r for d, r in zip(shape, reps, strict=True)
+        0 if type(r) is int and r == 0 else None if d is None else d * r
+        for d, r in zip(shape, reps, strict=True)
     )
-    big = [v for v in (*reps, *out) if v is not None and v > INT64_MAX]
-    too_many = None not in out and math.prod(out) > INT64_MAX
+    known = [v for v in (*reps, *out) if type(v) is int]  # a symbol is checked as it runs
+    big = [v for v in known if v > INT64_MAX]
+    too_many = len(known) == len(reps) + len(out) and math.prod(out) > INT64_MAX
     if big or too_many:
         what = (
             "has more elements than int64 can count"
@@ -164,24 +165,15 @@ def tiled_shape(
 
 
 def check_shape(shape: object, /, *, op: str) -> tuple[int | None, ...]:
-    """A shape whose items are non-negative ints or None."""
+    """A shape whose items are non-negative ints (or symbolic sizes) or None."""
     if not isinstance(shape, Sequence) or isinstance(shape, str | bytes):
         msg = f"{op}: `shape` must be a sequence of ints or None; got {short(shape)}."
         raise TypeError(msg)
-    dims: list[int | None] = []
-    for i, item in enumerate(shape):
-        d = None
-        if item is not None and getattr(getattr(item, "dtype", None), "kind", "") != "b":
-            with contextlib.suppress(TypeError):
-                d = None if isinstance(item, bool) else operator.index(item)
-        if d is None and item is not None:
-            msg = f"{op}: `shape` must hold ints or None; got {short(item)} at position {i}."
-            raise TypeError(msg)
-        if d is not None and d < 0:
-            msg = f"{op}: `shape` must be non-negative; got {d} at position {i}."
-            raise ValueError(msg)
-        dims.append(d)
-    return tuple(dims)
+    dims = tuple(
+        None if v is None else _element(v, i, op=op, name="shape") for i, v in enumerate(shape)
+    )
+    non_negative(tuple(0 if d is None else d for d in dims), op=op, name="shape")
+    return dims
 
 
 def _numpy_reps(repeats: object, _x: Array, _xp: Any, op: str) -> Shape:
@@ -234,8 +226,16 @@ def tile(
         return backend.whole(x, reps, xp, None)
     shape, full = _program.promote(shape, reps)
     out_shape = tuple(map(operator.mul, shape, full))
-    size, span = math.prod(out_shape), math.prod([d for d in out_shape if d])  # as allocators count
-    if max((size, *full)) > INT64_MAX or span * _itemsize(x.dtype, xp) > INT64_MAX:
+    size = math.prod(out_shape)
+    # a symbolic size is checked as it runs (Dynamo shows SymInts as ints: all of them)
+    if (
+        not _backends.compiling()
+        and all(type(v) is int for v in (*out_shape, *full))
+        and (
+            max((size, *full)) > INT64_MAX  # the bytes of the axes, as allocators count them:
+            or math.prod([d for d in out_shape if d]) * _itemsize(x.dtype, xp) > INT64_MAX
+        )
+    ):
         tiled_shape(shape, full, op=op)  # raises where the element count is past int64
         msg = f"{op}: the output shape {out_shape} spans more bytes than int64 can count."
         raise ValueError(msg)
@@ -261,7 +261,9 @@ def _plain(
         run = _run.compiled(backend.name, layout, reps, out is None, _program.OFF.get())[1]
         return _allocating(run, x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
-    if backend.whole is not None and backend.layout is None:  # JAX's, Dask's, ndonnx's own
+    # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a
+    # tensor it traces, compiles, exports or wraps (it takes symbolic sizes: one ONNX Tile)
+    if backend.whole is not None:
         steps: tuple[Any, ...] = (_program.Whole(full),)
     else:
         steps = _program.fit_rank(shape, full, backend.max_dims)

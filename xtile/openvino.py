@@ -71,4 +71,4 @@ def tile(
 
 def _clamped(repeats: object, _x: Any, _xp: Any, op: str) -> tuple[int, ...]:
     """Any integer repeats; the runtime's shape inference clamps negatives at 0."""
-    return tuple(max(r, 0) for r in _front.host_ints(repeats, op=op)[0])
+    return tuple(max(r, 0) if type(r) is int else r for r in _front.host_ints(repeats, op=op)[0])

@@ -10,7 +10,8 @@ import array_api_compat
 from .._program import MAX_DIMS, Copy, Layout, Model, Repeat, Replicate
 
 __all__ = [
-    "LIBRARIES", "STANDARD", "Backend", "compiling", "library", "load", "of", "overlaps_itself"
+    "LIBRARIES", "STANDARD", "Backend", "compiling", "library", "load", "of", "overlaps_itself",
+    "symbolic",
 ]  # fmt: skip
 
 Array = Any
@@ -69,6 +70,12 @@ def compiling() -> bool:
     """Whether ``torch.compile`` traces now; never imports torch."""
     torch = sys.modules.get("torch")
     return torch is not None and bool(torch.compiler.is_compiling())
+
+
+def symbolic(v: object, /) -> bool:
+    """Whether `v` is a symbolic size: a PyTorch ``SymInt``, a JAX symbolic dimension."""
+    t = type(v)
+    return t.__name__ in {"SymInt", "_DimExpr"} and t.__module__.split(".")[0] in {"torch", "jax"}
 
 
 def library(xp: ModuleType, /) -> str:
