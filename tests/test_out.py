@@ -181,3 +181,24 @@ def test_torch_autograd_and_out() -> None:
         out = torch.empty(6)
         assert xtile.tile(weight, 2, out=out) is out
     assert torch.equal(out, torch.ones(6))
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_c_ordered_out_is_planned_as_a_fresh_output(lib: str) -> None:
+    """A C-ordered `out` gets every program a fresh output gets but the native ones."""
+    from xtile import _run
+
+    a = np.arange(12000, dtype=np.float32).reshape(4000, 3)
+    outs = [np.empty((4000, 3000), np.float32), np.empty((4000, 6000), np.float32)[:, ::2]]
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        a, outs = torch.from_numpy(a), [torch.from_numpy(o) for o in outs]
+    for out, fresh in zip(outs, [True, False], strict=True):
+        _run.KEPT.clear()
+        _run.compiled.cache_clear()  # each key is kept on its first call only
+        assert xtile.tile(a, (1, 1000), out=out) is out
+        assert same_bits(to_numpy(out), np.tile(to_numpy(a), (1, 1000)))
+        ((key, (program, _)),) = _run.KEPT.items()
+        name, _, reps, planned, off = key
+        assert (name, reps, planned, "native" in off) == (lib, (1, 1000), fresh, True)
+        assert (program.name != "copy") == fresh  # the one copy: the only way into strides

@@ -258,7 +258,12 @@ def _plain(
     """The tile of a plain array: its kept program, or one made for this call."""
     layout = None if backend.layout is None else backend.layout(x)
     if layout is not None:
-        run = _run.compiled(backend.name, layout, reps, out is None, _program.OFF.get())[1]
+        # a C-ordered `out` of plain items takes what a fresh output takes, but the
+        # native programs (they make their own output)
+        into = None if out is None else backend.layout(out)  # type: ignore[misc]
+        fresh = out is None or (into is not None and into.raw and _program.c_ordered(into))
+        off = _program.OFF.get() | (frozenset() if out is None else frozenset({"native"}))
+        run = _run.compiled(backend.name, layout, reps, fresh, off)[1]
         return _allocating(run, x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
     # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a
@@ -324,13 +329,8 @@ def _check_out(x: Array, out: object, out_shape: Shape, xp: Any, backend: Backen
         raise TypeError(msg)
     lazy, writable = is_lazy_array(out), is_writeable_array(out)
     if lazy or not writable:
-        why = (
-            "read-only"
-            if lib == "numpy"
-            else "lazy: it has no memory to write into"
-            if lazy and lib != "jax"
-            else "immutable"
-        )
+        empty = "lazy: it has no memory to write into"
+        why = "read-only" if lib == "numpy" else empty if lazy and lib != "jax" else "immutable"
         fix = "pass a writable one" if lib == "numpy" else "leave `out` out, use the result"
         msg = f"{op}: `out` is a {lib} array, which is {why}; {fix}."
         raise TypeError(msg)

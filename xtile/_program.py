@@ -10,7 +10,7 @@ from typing import NamedTuple, TypeAlias
 
 __all__ = [
     "KINDS", "MAX_DIMS", "NONE", "OFF", "STAGE_BYTES", "STRATEGIES", "Copy", "Layout", "Model",
-    "Program", "Repeat", "Replicate", "Whole", "candidates", "cost", "features",
+    "Program", "Repeat", "Replicate", "Whole", "c_ordered", "candidates", "cost", "features",
     "fit_rank", "plan", "promote", "switched_off", "view_shapes",
 ]  # fmt: skip
 
@@ -140,6 +140,13 @@ def _contiguous(shape: Shape, strides: Shape, itemsize: int, /) -> bool:
             return False
         expected *= d
     return True
+
+
+def c_ordered(layout: Layout, /) -> bool:
+    """Whether an array of `layout` is C-contiguous."""
+    return _contiguous(
+        layout.shape, tuple(s * layout.unit for s in layout.strides), layout.itemsize
+    )
 
 
 def _last(reps: Shape, /) -> int:

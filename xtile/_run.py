@@ -53,7 +53,7 @@ def compile_program(
             fresh.append(_copier(step, backend, xp))
     if cut == len(steps):
         *before, last = fresh
-        direct = isinstance(steps[-1], Copy) and not steps[-1].item
+        direct = isinstance(steps[-1], Copy)  # a copy writes into `out` (C-ordered for items)
         if direct and not before:
             return last  # one copy, into a fresh array or `out`
 
