@@ -383,3 +383,26 @@ def assert_tile(y: Array, x: Array, reps: Any, xp: ArrayNamespace) -> None:
     actual = to_numpy(y)
     assert actual.shape == expected.shape
     assert same_bits(actual, expected), (actual, expected)
+
+
+def missing_imports(code: str) -> list[str]:
+    """
+    The top-level modules that example `code` imports and that are not installed.
+
+    Parameters
+    ----------
+    code : str
+        Python source, or doctest text (``>>>`` lines).
+
+    Returns
+    -------
+    list of str
+        Their names, sorted; empty if every one is installed.
+    """
+    import importlib.util
+    import re
+
+    lines = r"^\s*(?:>>> )?"
+    names = re.findall(lines + r"(?:import|from) (\w+)", code, re.MULTILINE)
+    names += re.findall(lines + r"import [\w.]+(?: as \w+)?, (\w+)", code, re.MULTILINE)
+    return sorted({n for n in names if importlib.util.find_spec(n) is None})
