@@ -392,7 +392,8 @@ def missing_imports(code: str) -> list[str]:
     Parameters
     ----------
     code : str
-        Python source, or doctest text (``>>>`` lines).
+        Python source, or doctest text (``>>>`` lines; those marked ``+SKIP`` never
+        run).
 
     Returns
     -------
@@ -402,6 +403,7 @@ def missing_imports(code: str) -> list[str]:
     import importlib.util
     import re
 
+    code = "\n".join(line for line in code.splitlines() if "doctest: +SKIP" not in line)
     lines = r"^\s*(?:>>> )?"
     names = re.findall(lines + r"(?:import|from) (\w+)", code, re.MULTILINE)
     names += re.findall(lines + r"import [\w.]+(?: as \w+)?, (\w+)", code, re.MULTILINE)
