@@ -1,5 +1,6 @@
 """`out=`: the tile written into an existing array, on every backend and layout."""
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -202,3 +203,14 @@ def test_c_ordered_out_is_planned_as_a_fresh_output(lib: str) -> None:
         name, _, reps, planned, off = key
         assert (name, reps, planned, "native" in off) == (lib, (1, 1000), fresh, True)
         assert (program.name != "copy") == fresh  # the one copy: the only way into strides
+
+
+def test_out_of_runs_moved_as_words_at_any_offset() -> None:
+    """Runs moved as integers into `out`: also where `out` starts off their alignment."""
+    torch = pytest.importorskip("torch")
+    x = torch.arange(4, dtype=torch.int16).reshape(2, 2, 1, 1)
+    reps, shape = (6, 1, 9894, 4), (12, 2, 9894, 4)
+    for offset in (0, 1, 2):
+        out = torch.empty(math.prod(shape) + offset, dtype=torch.int16)[offset:].view(shape)
+        assert xtile.tile(x, reps, out=out) is out
+        assert torch.equal(out, torch.tile(x, reps))

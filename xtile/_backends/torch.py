@@ -62,13 +62,16 @@ def _copy(step: Copy, /) -> Call:
         copies: dict[int, Call] = {}
 
         def copy_items(x: Any, dest: Any) -> Any:
-            """The runs as integers where they are aligned; else element by element."""
-            if dest is None and (words := _words(x, head, runs, step.item)) is not None:
-                n = words.shape[-1]
-                if n not in copies:
-                    copies[n] = _copy(Copy((*shape[:last], n), step.reps[: last + 1]))
-                return copies[n](words, None).view(x.dtype).view(*out_shape)
-            return plain(x, dest)
+            """The runs as integers where they are aligned (a `dest` is C-ordered); else not."""
+            words = _words(x, head, runs, step.item)
+            into = dest if dest is None else _words(dest, (*out_shape[:last], -1), runs, step.item)
+            if words is None or (dest is not None and into is None):
+                return plain(x, dest)
+            n = words.shape[-1]
+            if n not in copies:
+                copies[n] = _copy(Copy((*shape[:last], n), step.reps[: last + 1]))
+            made = copies[n](words, into)
+            return made.view(x.dtype).view(*out_shape) if dest is None else dest
 
         return copy_items
 
@@ -117,7 +120,7 @@ def _advisable(t: torch.Tensor, /) -> bool:
         and t.is_cpu
         and not _compiling()
         and torch._C._get_tracing_state() is None  # a trace would keep the empty's dtype, device
-        and not _tracked(t)
+        and not (_recorded(t) or _wrapped(t))  # autograd, forward AD, torch.func
     )
 
 
@@ -158,11 +161,6 @@ def _unwrap(x: Any, /) -> None:
         raise TypeError(msg)
 
 
-def _tracked(t: torch.Tensor, /) -> bool:
-    """Whether autograd, forward AD or torch.func would record or batch writes to `t`."""
-    return _recorded(t) or _wrapped(t)
-
-
 def _recorded(t: torch.Tensor, /) -> bool:
     """Whether autograd or forward AD would record writes to `t` (not torch.func's wrappers)."""
     return bool(
@@ -176,7 +174,7 @@ def _check_out(x: Any, out: Any, op: str, /) -> None:
     """`out` and `x` outside autograd and torch.func; `out` apart from `x`'s memory."""
     t: torch.Tensor = x
     o: torch.Tensor = out
-    if o.requires_grad or _tracked(t) or _tracked(o):
+    if o.requires_grad or any(_recorded(v) or _wrapped(v) for v in (t, o)):
         msg = (
             f"{op}: `out` cannot take a tile that autograd, forward AD or torch.func "
             "tracks (writes into `out` would not be differentiated); leave `out` out."
