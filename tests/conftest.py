@@ -35,7 +35,12 @@ def _drop_dynamo_cleanups() -> None:
         utils.CleanupManager.instance.clear()
 
 
-atexit.register(_drop_dynamo_cleanups)
+def pytest_unconfigure() -> None:
+    """Each test process (xdist workers too) forgets Dynamo's hooks once its tests are done."""
+    _drop_dynamo_cleanups()
+
+
+atexit.register(_drop_dynamo_cleanups)  # and what a compile after that made
 settings.register_profile(
     "xtile",
     max_examples=40,
