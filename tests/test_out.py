@@ -214,3 +214,17 @@ def test_out_of_runs_moved_as_words_at_any_offset() -> None:
         out = torch.empty(math.prod(shape) + offset, dtype=torch.int16)[offset:].view(shape)
         assert xtile.tile(x, reps, out=out) is out
         assert torch.equal(out, torch.tile(x, reps))
+
+
+@pytest.mark.parametrize("bits", ["conj", "neg", "plain"])
+@pytest.mark.parametrize("x_bits", ["conj", "plain"])
+def test_conj_and_neg_views_into_c_ordered_out(bits: str, x_bits: str) -> None:
+    """A conj or neg view as `out` or input: values, not raw bytes, reach `out`."""
+    torch = pytest.importorskip("torch")
+    x = torch.randn(4, 3, dtype=torch.complex64)
+    x = x.conj() if x_bits == "conj" else x
+    out = torch.zeros(8, 3000, dtype=torch.complex64)
+    out = {"conj": out.conj(), "neg": out.conj().imag, "plain": out}[bits]
+    source = x.imag if bits == "neg" else x
+    assert xtile.tile(source, (2, 1000), out=out) is out
+    assert torch.equal(out, torch.tile(source, (2, 1000)))

@@ -618,6 +618,8 @@ def test_numpy_struct_padding(impl: str, reps: tuple[int, ...], layout: str) -> 
         assert y.tobytes() == np.tile(x, reps).tobytes()
     assert (_padding(y.view(ITEMS)) == 0xAB).all()
     assert xtile.tile(x, reps).tobytes() == y.tobytes()  # the kept program too
+    out = np.zeros(y.shape, PADDED)  # a C-ordered `out` gets the fresh output's programs
+    assert xtile.tile(x, reps, out=out).tobytes() == y.tobytes()
 
 
 @pytest.mark.parametrize(

@@ -150,9 +150,8 @@ def tiled_shape(
         0 if type(r) is int and r == 0 else None if d is None else d * r
         for d, r in zip(shape, reps, strict=True)
     )
-    known = [v for v in (*reps, *out) if type(v) is int]  # a symbol is checked as it runs
-    big = [v for v in known if v > INT64_MAX]
-    too_many = len(known) == len(reps) + len(out) and math.prod(out) > INT64_MAX
+    big = [v for v in (*reps, *out) if type(v) is int and v > INT64_MAX]  # a symbol: as it runs
+    too_many = all(type(v) is int for v in out) and math.prod(out) > INT64_MAX
     if big or too_many:
         what = (
             "has more elements than int64 can count"
@@ -227,12 +226,13 @@ def tile(
     shape, full = _program.promote(shape, reps)
     out_shape = tuple(map(operator.mul, shape, full))
     size = math.prod(out_shape)
-    # a symbolic size is checked as it runs (Dynamo shows SymInts as ints: all of them)
+    # past int64: a repeat, or the bytes of the axes as allocators count them (which
+    # bound the elements); a symbolic size is checked as it runs (under Dynamo, all)
     if (
         not _backends.compiling()
         and all(type(v) is int for v in (*out_shape, *full))
         and (
-            max((size, *full)) > INT64_MAX  # the bytes of the axes, as allocators count them:
+            max((0, *full)) > INT64_MAX
             or math.prod([d for d in out_shape if d]) * _itemsize(x.dtype, xp) > INT64_MAX
         )
     ):

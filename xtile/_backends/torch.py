@@ -64,7 +64,7 @@ def _copy(step: Copy, /) -> Call:
         def copy_items(x: Any, dest: Any) -> Any:
             """The runs as integers where they are aligned (a `dest` is C-ordered); else not."""
             words = _words(x, head, runs, step.item)
-            into = dest if dest is None else _words(dest, (*out_shape[:last], -1), runs, step.item)
+            into = None if dest is None else _words(dest, (*out_shape[:last], -1), runs, step.item)
             if words is None or (dest is not None and into is None):
                 return plain(x, dest)
             n = words.shape[-1]
