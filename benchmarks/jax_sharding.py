@@ -32,7 +32,7 @@ from jax.sharding import PartitionSpec as P
 import xtile
 
 SPECS = {"a,b": P("a", "b"), "a": P("a"), "-,b": P(None, "b"), "(a,b)": P(("a", "b"))}
-REPS = [(1, 1), (3, 1), (1, 3), (2, 3), (2, 1, 1)]
+REPS = [(1, 1), (3, 1), (1, 3), (2, 3), (2, 1, 1), (100, 1)]
 COLLECTIVES = ("all-gather", "all-to-all", "collective-permute", "all-reduce", "reduce-scatter")
 
 
@@ -40,17 +40,30 @@ def _per_device(y: Any) -> int:
     return max(s.data.nbytes for s in y.addressable_shards)
 
 
-def _collectives(f: Callable[[Any], Any], x: Any) -> int:
-    text = jax.jit(f).lower(x).compile().as_text()
+def _count_in(text: str) -> int:
     return sum(len(re.findall(rf"\b{c}(?:-start)?\(", text)) for c in COLLECTIVES)
 
 
-def _measure(f: Callable[[Any], Any], x: Any, mesh: Any, reps: tuple[int, ...]) -> dict[str, Any]:
-    """Eager and jitted: per-device bytes, spec, collectives, and exactness (or the error)."""
+def _collectives(f: Callable[[Any], Any], x: Any) -> int:
+    return _count_in(jax.jit(f).lower(x).compile().as_text())
+
+
+def _measure(
+    f: Callable[[Any], Any], x: Any, mesh: Any, reps: tuple[int, ...], out: Any
+) -> dict[str, Any]:
+    """
+    Eager and jitted: per-device bytes, spec, collectives, and exactness (or the error).
+
+    With Auto axes also "jit_out": jitted with ``out_shardings=out``, the sharding xtile
+    gives eagerly (what docs/scale.md advises where jit cannot see the input's sharding).
+    """
     row: dict[str, Any] = {}
     expected = np.tile(np.asarray(x), reps)
     with jax.set_mesh(mesh):
-        for mode, g in (("eager", f), ("jit", jax.jit(f))):
+        modes = [("eager", f), ("jit", jax.jit(f))]
+        if mesh.axis_types[0] == AxisType.Auto:  # the output's sharding said, as docs advise
+            modes.append(("jit_out", jax.jit(f, out_shardings=out)))
+        for mode, g in modes:
             try:
                 y = g(x)
             except Exception as e:  # noqa: BLE001  # jax.numpy.tile refuses some shardings
@@ -61,6 +74,10 @@ def _measure(f: Callable[[Any], Any], x: Any, mesh: Any, reps: tuple[int, ...]) 
                 "spec": str(y.sharding.spec),
                 "exact": bool(np.array_equal(np.asarray(y), expected)),
             }
+            if mode == "jit_out":  # what the program moves and holds besides its output
+                compiled = g.lower(x).compile()
+                row[mode]["collectives"] = _count_in(compiled.as_text())
+                row[mode]["temp"] = compiled.memory_analysis().temp_size_in_bytes
         try:
             row["collectives"] = _collectives(f, x)
         except Exception as e:  # noqa: BLE001
@@ -87,8 +104,9 @@ def rows() -> list[dict[str, Any]]:
                 row: dict[str, Any] = {"axes": axis_type.name, "spec": name, "reps": reps}
                 row["out_bytes"] = x.nbytes * int(np.prod(reps))
                 row["in_bytes"] = _per_device(x)
-                row["xtile"] = _measure(lambda a, r=reps: xtile.tile(a, r), x, mesh, reps)
-                row["jnp"] = _measure(lambda a, r=reps: jnp.tile(a, r), x, mesh, reps)
+                target = xtile.tile(x, reps).sharding
+                row["xtile"] = _measure(lambda a, r=reps: xtile.tile(a, r), x, mesh, reps, target)
+                row["jnp"] = _measure(lambda a, r=reps: jnp.tile(a, r), x, mesh, reps, target)
                 out.append(row)
     return out
 
@@ -113,7 +131,7 @@ def main() -> None:
         return
     print(f"jax {jax.__version__}, {jax.device_count()} devices; per-device bytes of the result")
     head = (
-        f"{'axes':<9}{'spec':<7}{'reps':<11}{'out':>7}{'xtile':>8}{'jit':>8}{'coll':>5}"
+        f"{'axes':<9}{'spec':<7}{'reps':<11}{'out':>7}{'xtile':>8}{'jit':>8}{'coll':>5}{'jit+out':>8}"
         f"{'jnp':>20}{'jit':>20}{'coll':>5}"
     )
     print(head)
@@ -122,6 +140,7 @@ def main() -> None:
         print(
             f"{r['axes']:<9}{r['spec']:<7}{r['reps']!s:<11}{r['out_bytes']:>7}"
             f"{_cell(x['eager']):>8}{_cell(x['jit']):>8}{_count(x['collectives']):>5}"
+            f"{_cell(x['jit_out']) if 'jit_out' in x else '-':>8}"
             f"{_cell(j['eager']):>20}{_cell(j['jit']):>20}{_count(j['collectives']):>5}"
         )
 
