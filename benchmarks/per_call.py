@@ -2,9 +2,9 @@
 The time of one small tile, xtile against the native tile: the per-call cost.
 
 (8, 8) x (2, 2) float32 by default, on NumPy and PyTorch (one thread): xtile on a
-repeated call (its plan cached), xtile on a new layout each call (the cache
-cleared), and `numpy.tile` / `torch.tile`, interleaved, best of ``--rounds``
-rounds of ``--number`` calls. Usage::
+repeated call (its plan cached), the same into a reused ``out=`` and
+`numpy.tile` / `torch.tile`, interleaved; then xtile on a new layout each call (the
+caches cleared); best of ``--rounds`` rounds of ``--number`` calls. Usage::
 
     python benchmarks/per_call.py [--shape 8,8] [--reps 2,2] [--rounds 200]
 """
@@ -62,18 +62,22 @@ def main() -> None:
         backends["torch (1 thread)"] = (torch.from_numpy(a), torch.tile)
     print(f"{shape} x {reps} float32, us per call (best of {args.rounds} x {args.number})")
     for name, (x, native) in backends.items():
+        out = xtile.tile(x, reps)
         t = _per_call(
             {
                 "native": lambda x=x, native=native: native(x, reps),
                 "cached": lambda x=x: xtile.tile(x, reps),
-                "uncached": uncached(x),
+                "out": lambda x=x, out=out: xtile.tile(x, reps, out=out),
             },
             args.rounds,
             args.number,
         )
+        # apart: clearing the caches between the others would make them plan again
+        t |= _per_call({"uncached": uncached(x)}, args.rounds, args.number)
         print(
             f"{name:<17} native {t['native']:5.1f}  xtile {t['cached']:5.1f} "
-            f"({t['cached'] / t['native']:.2f}x)  new layout {t['uncached']:5.1f} "
+            f"({t['cached'] / t['native']:.2f}x)  out= {t['out']:5.1f} "
+            f"({t['out'] / t['cached']:.2f}x xtile)  new layout {t['uncached']:5.1f} "
             f"({t['uncached'] / t['native']:.2f}x)"
         )
 

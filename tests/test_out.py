@@ -199,10 +199,19 @@ def test_c_ordered_out_is_planned_as_a_fresh_output(lib: str) -> None:
         _run.compiled.cache_clear()  # each key is kept on its first call only
         assert xtile.tile(a, (1, 1000), out=out) is out
         assert same_bits(to_numpy(out), np.tile(to_numpy(a), (1, 1000)))
-        ((key, (program, _)),) = _run.KEPT.items()
+        ((key, (program, _)),) = [(k, v) for k, v in _run.KEPT.items() if type(k[3]) is bool]
         name, _, reps, planned, off = key
         assert (name, reps, planned, "native" in off) == (lib, (1, 1000), fresh, True)
         assert (program.name != "copy") == fresh  # the one copy: the only way into strides
+        # and kept for the next call into an `out` of this layout, checked then as cheaply
+        (into,) = [k[3] for k in _run.KEPT if type(k[3]) is not bool]
+        assert (into.shape, into.strides) == (tuple(out.shape), _strides(out))
+        assert _run.KEPT[(name, key[1], reps, into, frozenset())][0] is program
+
+
+def _strides(a: Any) -> tuple[int, ...]:
+    """Strides as the backend's layout counts them: bytes (NumPy), elements (PyTorch)."""
+    return tuple(a.strides) if isinstance(a, np.ndarray) else tuple(a.stride())
 
 
 def test_out_of_runs_moved_as_words_at_any_offset() -> None:
@@ -228,3 +237,25 @@ def test_conj_and_neg_views_into_c_ordered_out(bits: str, x_bits: str) -> None:
     source = x.imag if bits == "neg" else x
     assert xtile.tile(source, (2, 1000), out=out) is out
     assert torch.equal(out, torch.tile(source, (2, 1000)))
+
+
+@pytest.mark.parametrize("lib", ["numpy", "torch"])
+def test_kept_out_still_checks_each_call(lib: str) -> None:
+    """An `out` of a layout seen before skips the plan, not the checks its layout cannot tell."""
+    a, good = np.arange(12.0).reshape(3, 4), np.zeros((6, 4))
+    read_only, ints, buf = np.zeros((6, 4)), np.zeros((6, 4), np.int64), np.zeros((6, 4))
+    read_only.flags.writeable = False
+    outs: dict[str, Any] = {"read-only": read_only, "dtype": ints, "shares memory": buf}
+    if lib == "torch":
+        torch = pytest.importorskip("torch")
+        a, good, buf = torch.from_numpy(a), torch.from_numpy(good), torch.from_numpy(buf)
+        outs = {"dtype": torch.from_numpy(ints), "shares memory": buf}
+        outs["autograd"] = torch.zeros(6, 4, dtype=torch.float64, requires_grad=True)
+    for _ in range(2):  # the second call finds the first's program kept
+        assert xtile.tile(a, (2, 1), out=good) is good
+    for why, out in outs.items():
+        before = to_numpy(out).copy()
+        x = buf[:3] if why == "shares memory" else a  # the same layout as `a`
+        with pytest.raises((TypeError, ValueError), match=why):
+            xtile.tile(x, (2, 1), out=out)
+        assert same_bits(to_numpy(out), before), why

@@ -187,28 +187,33 @@ def tile(
     *,
     op: str = "xtile.tile",
     xp: Any = None,
-    out: Array | None = None,
+    out: Array = None,  # or an array
     name: str = "x",
     parse: Callable[[object, Array, Any, str], Shape] = _numpy_reps,
 ) -> Array:
     """The tile of `x` by `repeats` as `parse` reads them, into a fresh array or `out`."""
     if (
-        out is None
-        and xp is None
+        xp is None
         and parse is _numpy_reps
         and type(repeats) is tuple
         and set(map(type, repeats)) <= _INT
         and (found := _backends.of(x)) is not None
         and (read := found[1].layout) is not None
         and (layout := read(x)) is not None  # None while torch.compile traces
-        and (kept := _run.KEPT.get((found[1].name, layout, repeats, True, _program.OFF.get())))
-    ):  # a call seen before: its checks passed for this very key
-        try:
-            return kept[1](x, None)
-        except (MemoryError, RuntimeError) as e:
-            if (error := _out_of_memory(e, x, kept[0].out_shape, found[0], op)) is e:
-                raise
-            raise error from e
+        and (into := True if out is None else read(out)) is not None
+        and (kept := _run.KEPT.get((found[1].name, layout, repeats, into, _program.OFF.get())))
+        and (
+            into is True  # else what its layout does not say: dtype, writable, device
+            or (
+                out.dtype == x.dtype
+                and is_writeable_array(out)
+                and ((layout.tuned and into.tuned) or device(out) == device(x))  # both host
+            )
+        )
+    ):  # a call seen before: its checks passed for this very key (and `out`'s layout)
+        if out is not None and found[1].check_out is not None:
+            found[1].check_out(x, out, op)  # memory shared with `x`, autograd
+        return _allocating(kept[1], x, out, kept[0].out_shape, found[0], op)
     xp, backend = namespace(x, xp, op=op, name=name)
     reps = parse(repeats, x, xp, op)
     parts = None if backend.unwrap is None else backend.unwrap(x)  # before the shape is read
@@ -263,15 +268,15 @@ def _plain(
         into = None if out is None else backend.layout(out)  # type: ignore[misc]
         fresh = out is None or (into is not None and into.raw and _program.c_ordered(into))
         off = _program.OFF.get() | (frozenset() if out is None else frozenset({"native"}))
-        run = _run.compiled(backend.name, layout, reps, fresh, off)[1]
+        program, run = _run.compiled(backend.name, layout, reps, fresh, off)
+        if into is not None:  # `out` passed every check: the next such call takes the same
+            _run.KEPT[backend.name, layout, reps, into, _program.OFF.get()] = program, run
         return _allocating(run, x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
     # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a
     # tensor it traces, compiles, exports or wraps (it takes symbolic sizes: one ONNX Tile)
-    if backend.whole is not None:
-        steps: tuple[Any, ...] = (_program.Whole(full),)
-    else:
-        steps = _program.fit_rank(shape, full, backend.max_dims)
+    whole = backend.whole is not None
+    steps = (_program.Whole(full),) if whole else _program.fit_rank(shape, full, backend.max_dims)
     program = _program.Program(shape, full, out_shape, math.prod(out_shape), steps)
     call = _run.compile_program(program, backend, xp, tile)  # `tile`: a Dask task's
     return _allocating(call, x, out, out_shape, xp, op)

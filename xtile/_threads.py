@@ -9,7 +9,6 @@
 
 import contextlib
 import contextvars
-import importlib.util
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -164,11 +163,9 @@ def _register_threadpoolctl() -> None:
     """Let ``threadpoolctl.threadpool_limits`` limit xtile's threads (a custom controller)."""
     # threadpoolctl finds controllers by the shared libraries loaded: xtile's go with
     # NumPy's core module; registered at import, so that a limit entered later applies
-    if importlib.util.find_spec("threadpoolctl") is None:
-        return
     try:
         from threadpoolctl import LibController, register  # type: ignore[import-untyped]
-    except ImportError:  # before 3.2: no custom controllers
+    except ImportError:  # not installed, or before 3.2: no custom controllers
         return
 
     class _Controller(LibController):  # type: ignore[misc]

@@ -1,5 +1,6 @@
 """The array libraries xtile knows (`of`: an array's namespace and `Backend`), their primitives."""
 
+import functools
 import sys
 from collections.abc import Callable
 from types import ModuleType
@@ -126,6 +127,7 @@ def of(x: object, /) -> tuple[ModuleType, Backend] | None:
     return found
 
 
+@functools.lru_cache(maxsize=256)
 def overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int, /) -> bool:
     """Whether two elements of an array of `shape` and `strides` may share memory."""
     if 0 in shape:

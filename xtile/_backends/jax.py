@@ -34,21 +34,17 @@ def _jitted(x: jax.Array, reps: Shape, sharding: NamedSharding | None) -> jax.Ar
 
 def _out_sharding(sharding: object, ndim: int, out_ndim: int, /) -> NamedSharding | None:
     """The output's sharding: each input axis's mesh axes, on its output axis; None if unsharded."""
-    spec = getattr(sharding, "spec", None)
-    if not isinstance(sharding, NamedSharding) or spec is None:
+    if not isinstance(sharding, NamedSharding) or all(s is None for s in sharding.spec):
         return None
-    if all(s is None for s in spec):
-        return None
-    spec = (*(None,) * (out_ndim - ndim), *spec, *(None,) * (ndim - len(spec)))
+    spec = (*(None,) * (out_ndim - ndim), *sharding.spec, *(None,) * (ndim - len(sharding.spec)))
     return NamedSharding(sharding.mesh, PartitionSpec(*spec))  # type: ignore[no-untyped-call]
 
 
 def _whole(x: Any, reps: Shape, _xp: Any, _tile: Any) -> Any:
     """The whole tile, as one XLA computation, sharded as `x` where `x` is."""
     # a tracer's sharding is the outer jit's to choose (or in its type, read in _jitted)
-    sharding = None
-    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer):
-        sharding = _out_sharding(x.sharding, x.ndim, max(x.ndim, len(reps)))
+    eager = isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer)
+    sharding = _out_sharding(x.sharding, x.ndim, max(x.ndim, len(reps))) if eager else None
     return _jitted(x, reps, sharding)
 
 

@@ -208,14 +208,13 @@ def _check_out(x: Any, out: Any, op: str, /) -> None:
     if isinstance(out, np.ma.MaskedArray):
         msg = f"{op}: `out` takes plain arrays, not a masked array (its mask would stay)."
         raise TypeError(msg)
-    o = np.asarray(out)
-    if overlaps_itself(o.shape, o.strides, o.itemsize):
+    if overlaps_itself(out.shape, out.strides, out.itemsize):
         msg = (
-            f"{op}: `out` has elements that share memory (strides {o.strides}); pass an "
+            f"{op}: `out` has elements that share memory (strides {out.strides}); pass an "
             "array whose elements are distinct, e.g. `out.copy()`."
         )
         raise ValueError(msg)
-    if np.shares_memory(np.asarray(x), o):
+    if np.shares_memory(x, out):
         msg = f"{op}: `out` shares memory with the input; pass a separate array."
         raise ValueError(msg)
 
