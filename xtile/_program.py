@@ -207,7 +207,7 @@ def features(program: Program, layout: Layout, /) -> list[tuple[str, tuple[int, 
             made = _tiled(step.shape, step.reps)
             dest = made if step.region is None else out_shape
             work = _copy_work(step.shape, src, step.reps, dest, itemsize, step.item)
-            kind = "copy" if not step.item else "item" if step.item in (1, 2, 4, 8) else "void"
+            kind = "copy" if not step.item else "item" if step.item in (1, 2, 4, 8, 16) else "void"
             steps.append((kind, work))
             src = _c_strides(made, itemsize) if step.region is None else src
         elif isinstance(step, Repeat):

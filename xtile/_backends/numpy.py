@@ -222,7 +222,7 @@ def _check_out(x: Any, out: Any, op: str, /) -> None:
 MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     copy=(2321.0, 3.571, 0.0, 0.02488, 0.0225),
     item=(3564.0, 3.722, 0.1394, 0.05433, 0.0),
-    void=(3883.0, 3.961, 0.003147, 0.02472, 0.02353),
+    void=(3883.0, 3.961, 1.5, 0.02472, 0.02353),
     repeat=(1415.0, 0.0, 0.0, 0.02314, 0.08247),
     replicate=(6361.0, 2.181, 0.0, 0.02591, 0.02049),
     words=frozenset({2, 4, 8}),
