@@ -7,10 +7,25 @@ import numpy as np
 import pytest
 
 import xtile
+from xtile import _run, _threads
 from xtile._cli import _bench
 from xtile._testing import arange
 
 SLACK = 64 * 1024  # index arrays, small Python objects; far below one output
+
+
+@pytest.fixture(autouse=True)
+def same_start() -> None:
+    """
+    Each test starts from the same state, whichever tests ran before it in this process.
+
+    The Python objects of a first call (its plan, the caches' growth, the thread pool
+    made by the process's first split copy) come to 45-60 KiB here, near `SLACK`:
+    left to the order of the tests, they made each peak depend on it.
+    """
+    _run.compiled.cache_clear()
+    _run.KEPT.clear()
+    _threads.run([lambda: None, lambda: None])  # the pool, made once per process
 
 
 def peak_bytes(fn: Any) -> tuple[int, Any]:
