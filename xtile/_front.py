@@ -270,7 +270,7 @@ def _plain(
         off = _program.OFF.get() | (frozenset() if out is None else frozenset({"native"}))
         program, run = _run.compiled(backend.name, layout, reps, fresh, off)
         if into is not None:  # `out` passed every check: the next such call takes the same
-            _run.KEPT[backend.name, layout, reps, into, _program.OFF.get()] = program, run
+            _run.keep((backend.name, layout, reps, into, _program.OFF.get()), (program, run))
         return _allocating(run, x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
     # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a

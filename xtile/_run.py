@@ -7,9 +7,9 @@ from typing import Any
 from array_api_compat import device, is_lazy_array
 
 from ._backends import Backend, Call, load
-from ._program import Copy, Layout, Model, Program, Repeat, Replicate, Whole, plan, view_shapes
+from ._program import Copy, Layout, Program, Repeat, Replicate, Whole, plan, view_shapes
 
-__all__ = ["KEPT", "compile_program", "compiled", "copy"]
+__all__ = ["KEPT", "compile_program", "compiled", "copy", "keep"]
 
 Array = Any
 
@@ -116,10 +116,14 @@ def compiled(
 ) -> tuple[Program, Call]:
     """The cheapest program of a planned backend's input, and its call: kept per key."""
     backend = load(name)
-    model: Model = backend.model if layout.tuned else backend.device
-    program = plan(layout, reps, model, fresh, off)
+    program = plan(layout, reps, backend.model if layout.tuned else backend.device, fresh, off)
     call = compile_program(program, backend, backend.xp)
-    if len(KEPT) >= 256:
-        KEPT.clear()
-    KEPT[name, layout, reps, fresh, off] = program, call
+    keep((name, layout, reps, fresh, off), (program, call))
     return program, call
+
+
+def keep(key: tuple[Any, ...], kept: tuple[Program, Call]) -> None:
+    """Keep `kept` for `key`; past 256 all go (checked after: threads cannot overrun it)."""
+    KEPT[key] = kept
+    if len(KEPT) > 256:
+        KEPT.clear()
