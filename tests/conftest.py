@@ -41,10 +41,14 @@ def pytest_unconfigure() -> None:
 
 
 atexit.register(_drop_dynamo_cleanups)  # and what a compile after that made
+# every run replays the same examples, CI's and a user's alike: a red run is reproducible,
+# never a chance draw; `pytest --hypothesis-profile=explore` draws new ones
 settings.register_profile(
     "xtile",
     max_examples=40,
     deadline=None,
+    derandomize=True,
+    database=None,
     suppress_health_check=[
         HealthCheck.function_scoped_fixture,
         HealthCheck.too_slow,
@@ -52,11 +56,13 @@ settings.register_profile(
         HealthCheck.differing_executors,
     ],
 )
-# CI replays the same examples every run: a red CI is then reproducible
 settings.register_profile(
-    "ci", parent=settings.get_profile("xtile"), derandomize=True, database=None
+    "explore",
+    parent=settings.get_profile("xtile"),
+    derandomize=False,
+    database=settings.get_profile("default").database,
 )
-settings.load_profile("ci" if os.environ.get("CI") else "xtile")
+settings.load_profile("xtile")
 
 
 @pytest.fixture
