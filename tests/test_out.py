@@ -239,23 +239,36 @@ def test_conj_and_neg_views_into_c_ordered_out(bits: str, x_bits: str) -> None:
     assert torch.equal(out, torch.tile(source, (2, 1000)))
 
 
+@pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided"])
 @pytest.mark.parametrize("lib", ["numpy", "torch"])
-def test_kept_out_still_checks_each_call(lib: str) -> None:
+def test_kept_out_still_checks_each_call(lib: str, strided: bool) -> None:
     """An `out` of a layout seen before skips the plan, not the checks its layout cannot tell."""
-    a, good = np.arange(12.0).reshape(3, 4), np.zeros((6, 4))
-    read_only, ints, buf = np.zeros((6, 4)), np.zeros((6, 4), np.int64), np.zeros((6, 4))
+
+    def zeros(dtype: Any = np.float64) -> Any:
+        """A (6, 4) buffer of the layout under test, and its whole memory."""
+        base = np.zeros((6, 8) if strided else (6, 4), dtype)
+        return (base[:, ::2] if strided else base), base
+
+    a = np.arange(12.0).reshape(3, 4)
+    (good, _), (ints, _), (buf, base) = zeros(), zeros(np.int64), zeros()
+    read_only = zeros()[0]
     read_only.flags.writeable = False
+    inside = base.reshape(-1)[:12].reshape(3, 4)  # a C-ordered input in `buf`'s memory
     outs: dict[str, Any] = {"read-only": read_only, "dtype": ints, "shares memory": buf}
     if lib == "torch":
         torch = pytest.importorskip("torch")
-        a, good, buf = torch.from_numpy(a), torch.from_numpy(good), torch.from_numpy(buf)
-        outs = {"dtype": torch.from_numpy(ints), "shares memory": buf}
-        outs["autograd"] = torch.zeros(6, 4, dtype=torch.float64, requires_grad=True)
+        a, good, inside = torch.from_numpy(a), torch.from_numpy(good), torch.from_numpy(inside)
+        outs = {"dtype": torch.from_numpy(ints), "shares memory": torch.from_numpy(buf)}
+        outs["autograd"] = torch.from_numpy(zeros()[0]).requires_grad_()
+        with torch.inference_mode():
+            made = torch.zeros(tuple(base.shape), dtype=torch.float64)
+            outs["inference"] = made[:, ::2] if strided else made
     for _ in range(2):  # the second call finds the first's program kept
         assert xtile.tile(a, (2, 1), out=good) is good
+        assert same_bits(to_numpy(good), np.tile(to_numpy(a), (2, 1)))
     for why, out in outs.items():
-        before = to_numpy(out).copy()
-        x = buf[:3] if why == "shares memory" else a  # the same layout as `a`
+        before = to_numpy(out.detach() if lib == "torch" else out).copy()
+        x = inside if why == "shares memory" else a  # the same layout as `a`
         with pytest.raises((TypeError, ValueError), match=why):
             xtile.tile(x, (2, 1), out=out)
-        assert same_bits(to_numpy(out), before), why
+        assert same_bits(to_numpy(out.detach() if lib == "torch" else out), before), why

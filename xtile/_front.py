@@ -187,7 +187,7 @@ def tile(
     *,
     op: str = "xtile.tile",
     xp: Any = None,
-    out: Array = None,  # or an array
+    out: Array | None = None,
     name: str = "x",
     parse: Callable[[object, Array, Any, str], Shape] = _numpy_reps,
 ) -> Array:
@@ -202,17 +202,9 @@ def tile(
         and (layout := read(x)) is not None  # None while torch.compile traces
         and (into := True if out is None else read(out)) is not None
         and (kept := _run.KEPT.get((found[1].name, layout, repeats, into, _program.OFF.get())))
-        and (
-            into is True  # else what its layout does not say: dtype, writable, device
-            or (
-                out.dtype == x.dtype
-                and is_writeable_array(out)
-                and ((layout.tuned and into.tuned) or device(out) == device(x))  # both host
-            )
-        )
     ):  # a call seen before: its checks passed for this very key (and `out`'s layout)
-        if out is not None and found[1].check_out is not None:
-            found[1].check_out(x, out, op)  # memory shared with `x`, autograd
+        if into is not True:  # what `out`'s layout cannot answer (its device: off the host)
+            _check_each_out(x, out, found[0], found[1], op, host=layout.tuned and into.tuned)
         return _allocating(kept[1], x, out, kept[0].out_shape, found[0], op)
     xp, backend = namespace(x, xp, op=op, name=name)
     reps = parse(repeats, x, xp, op)
@@ -332,22 +324,29 @@ def _check_out(x: Array, out: object, out_shape: Shape, xp: Any, backend: Backen
             f"got {type(out).__module__}.{type(out).__name__}."
         )
         raise TypeError(msg)
-    lazy, writable = is_lazy_array(out), is_writeable_array(out)
-    if lazy or not writable:
+    o: Any = out
+    _check_each_out(x, o, xp, backend, op)
+    if tuple(o.shape) != out_shape:
+        msg = f"{op}: `out` has shape {tuple(o.shape)}; the tile has shape {out_shape}."
+        raise ValueError(msg)
+
+
+def _check_each_out(
+    x: Array, out: Array, xp: Any, backend: Backend, op: str, *, host: bool = False
+) -> None:
+    """The checks of `out` its layout cannot answer, run on every call: its data, its device."""
+    if not is_writeable_array(out) or is_lazy_array(out):  # Dask's are "writable"
+        lib, lazy = library(xp), is_lazy_array(out)
         empty = "lazy: it has no memory to write into"
         why = "read-only" if lib == "numpy" else empty if lazy and lib != "jax" else "immutable"
         fix = "pass a writable one" if lib == "numpy" else "leave `out` out, use the result"
         msg = f"{op}: `out` is a {lib} array, which is {why}; {fix}."
         raise TypeError(msg)
-    o: Any = out
-    if tuple(o.shape) != out_shape:
-        msg = f"{op}: `out` has shape {tuple(o.shape)}; the tile has shape {out_shape}."
-        raise ValueError(msg)
-    if o.dtype != x.dtype:
-        msg = f"{op}: `out` has dtype {o.dtype}; the tile has the input's dtype {x.dtype}."
+    if out.dtype != x.dtype:
+        msg = f"{op}: `out` has dtype {out.dtype}; the tile has the input's dtype {x.dtype}."
         raise TypeError(msg)
-    if device(o) != device(x):
-        msg = f"{op}: `out` is on device {device(o)}; the input is on device {device(x)}."
+    if not host and device(out) != device(x):
+        msg = f"{op}: `out` is on device {device(out)}; the input is on device {device(x)}."
         raise ValueError(msg)
     if backend.check_out is not None:
-        backend.check_out(x, o, op)
+        backend.check_out(x, out, op)  # memory shared with `x`, autograd
