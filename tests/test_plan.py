@@ -12,6 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from xtile import _backends, _program, _run
+from xtile._backends.numpy import _apart
 from xtile._cli._main import describe
 from xtile._program import NONE, Copy, Layout, Model, Program, Repeat, Replicate, Whole
 from xtile._testing import to_numpy
@@ -308,6 +309,32 @@ def _inference(torch: Any, a: Any) -> Any:
         return a.clone()
 
 
+@pytest.mark.parametrize("dtype", ["int8", "float64", "object"])
+@pytest.mark.parametrize("delta", [16, 48, 2048])
+def test_a_small_source_moves_off_4k_aliasing(delta: int, dtype: str) -> None:
+    """
+    NumPy's copy moves a small source that lies a few bytes below its destination mod 4 KiB.
+
+    There its loads wait on its stores (`benchmarks/numpy_prices.py`: 16 bytes, 20 times
+    slower); the values written are the same.
+    """
+    size = np.dtype(dtype).itemsize
+    n, rows = 4096 // size, 300  # a 4 KiB source over 1.2 MB
+    dest = np.empty(n * rows + 4096 // size, dtype)
+    src_buf = (np.arange(n + 4096 // size) % 100).astype(dtype)
+    at = (src_buf.ctypes.data - dest.ctypes.data + delta) % 4096 // size
+    src = src_buf[(4096 // size - at) % (4096 // size) :][:n]
+    target = dest[: n * rows]
+    assert (target.ctypes.data - src.ctypes.data) % 4096 == delta
+    moved = _backends.load("numpy").copy(Copy((n,), (rows,)))  # type: ignore[misc]
+    assert moved(src, target) is target
+    np.testing.assert_array_equal(target.reshape(rows, n), np.broadcast_to(src, (rows, n)))
+    placed = _apart(src[None], target.reshape(rows, n))
+    assert np.shares_memory(placed, src_buf) == (delta >= 64)  # moved only where it aliases
+    assert not 0 < (target.ctypes.data - placed.ctypes.data) % 4096 < 64
+    np.testing.assert_array_equal(placed[0], src)
+
+
 @pytest.mark.parametrize("make", list(_DEVICE_LAYOUTS), ids=str)
 def test_a_device_copy_of_any_layout(make: str) -> None:
     """As on a GPU: each layout tiles exactly; runs move as words only where items may."""
@@ -515,6 +542,22 @@ def test_stage_and_steps_stay_in_their_bounds() -> None:
                 _in_bounds(program, itemsize)
 
 
+@pytest.mark.parametrize(
+    ("reps", "chain"), [((3, 1000), True), ((1, 1000), True), ((4000, 3), False)], ids=str
+)
+def test_numpys_chain_of_repeats_is_a_candidate_within_the_stage(
+    reps: tuple[int, int], chain: bool
+) -> None:
+    """`numpy.tile`'s own program is a candidate unless an array between passes the stage."""
+    layout = _c_layout((2, 5), 8)  # by (4000, 3): 320 KB between
+    found = [p for p in _program.candidates(layout, reps, NUMPY.model, True) if p.name == "native"]
+    assert len(found) == chain
+    for program in found:
+        assert all(isinstance(s, Repeat) for s in program.steps)
+        _in_bounds(program, 8)
+        _check(program, _array((2, 5), 8), NUMPY, NUMPY.xp, True)
+
+
 def _in_bounds(program: Program, itemsize: int) -> None:
     out_shape, why = program.out_shape, describe(program)
     ndim = len(out_shape)
@@ -544,6 +587,12 @@ def _in_bounds(program: Program, itemsize: int) -> None:
             assert isinstance(step, Copy), why
             size = math.prod(step.shape) * math.prod(step.reps)
             assert size * itemsize <= _program.STAGE_BYTES, why
+    if program.name == "native" and isinstance(program.steps[0], Repeat):
+        # NumPy's chain: `numpy.tile`'s order, each array but the output within the stage
+        assert [s.axis for s in program.steps] == [i for i, r in enumerate(program.reps) if r != 1]
+        for step in program.steps[:-1]:
+            assert isinstance(step, Repeat), why
+            assert math.prod(step.shape) * step.r * itemsize <= _program.STAGE_BYTES, why
     if program.name == "extended":  # each repeated axis is filled to its end
         replicated = {s.axis: s.stop for s in program.steps if isinstance(s, Replicate)}
         assert all(stop == out_shape[a] for a, stop in replicated.items()), why

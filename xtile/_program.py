@@ -154,11 +154,6 @@ def _last(reps: Shape, /) -> int:
     return max((i for i, r in enumerate(reps) if r != 1), default=-1)
 
 
-def _tiled(shape: Shape, reps: Shape, /) -> Shape:
-    """`shape` times `reps`."""
-    return tuple(map(operator.mul, shape, reps))
-
-
 def _copy_work(
     shape: Shape, strides: Shape, reps: Shape, dest: Shape, itemsize: int, item: int, /
 ) -> tuple[int, int, int]:
@@ -210,10 +205,10 @@ def features(program: Program, layout: Layout, /) -> list[tuple[str, tuple[int, 
             kind = "copy" if not step.item else "item" if step.item in (1, 2, 4, 8, 16) else "void"
             steps.append((kind, work))
             src = _c_strides(made, itemsize) if step.region is None else src
-        elif isinstance(step, Repeat):
-            made = _grown(step.shape, step.axis, step.r)
-            loops = math.prod(step.shape[: step.axis]) * step.r
-            steps.append(("repeat", (loops, 0, math.prod(made) * itemsize)))
+        elif isinstance(step, Repeat):  # its blocks of 1-32 bytes move as items, others by call
+            n, made = math.prod(step.shape[: step.axis]) * step.r, _grown(*step)
+            items = n * (math.prod(step.shape[step.axis :]) * itemsize in (1, 2, 4, 8, 16, 32))
+            steps.append(("repeat", (n - items, items, math.prod(made) * itemsize)))
             src = _c_strides(made, itemsize)
         elif isinstance(step, Replicate):
             steps.append(("replicate", _replicate_work(step, out_shape, itemsize)))
@@ -226,6 +221,11 @@ def features(program: Program, layout: Layout, /) -> list[tuple[str, tuple[int, 
 def cost(program: Program, layout: Layout, m: Model, /) -> float:
     """The model's price of `program` on an input of `layout`, in nanoseconds."""
     return sum(_charge(m, kind, work) for kind, work in features(program, layout))
+
+
+def _tiled(shape: Shape, reps: Shape, /) -> Shape:
+    """`shape` times `reps`."""
+    return tuple(map(operator.mul, shape, reps))
 
 
 def _grown(shape: Shape, axis: int, r: int, /) -> Shape:
@@ -284,18 +284,12 @@ def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Pr
     if item:
         found.append(one._replace(steps=(Copy(shape, reps, item=item),), name="bytes"))
     if layout.tuned:
-        # the native program writes into a fresh output only; NumPy's chain of repeats holds
-        # an intermediate array unless one axis repeats, and copies a strided input first
+        # the native program writes into a fresh output only; NumPy's chain of repeats
+        # copies a strided input first
         if fresh and m.native != NONE:
             found.append(base._replace(steps=(Whole(reps),), name="native"))
-        if (
-            fresh
-            and m.repeat != NONE
-            and sum(r != 1 for r in reps) == 1
-            and _contiguous(shape, strides, layout.itemsize)
-        ):
-            a = _last(reps)  # the one repeated axis: `numpy.tile` repeats its blocks
-            found.append(base._replace(steps=(Repeat(shape, a, reps[a]),), name="native"))
+        if fresh and m.repeat != NONE and (chain := _chain(shape, strides, reps, layout.itemsize)):
+            found.append(base._replace(steps=chain, name="native"))
         found += _staged(base, layout, strides, m, fresh)
         if fresh and layout.raw and layout.parts and m.replicate != NONE:
             found += _extended(base, layout, strides, m)
@@ -311,6 +305,17 @@ def fit_rank(shape: Shape, reps: Shape, most: int = MAX_DIMS, /) -> Steps:
         shape = _grown(shape, a, r)
         reps = (*reps[:a], 1, *reps[a + 1 :])
     return (*steps, Copy(shape, reps))
+
+
+def _chain(shape: Shape, strides: Shape, reps: Shape, itemsize: int, /) -> Steps:
+    """`numpy.tile`'s repeats of a C-ordered input, unless an array between passes the stage."""
+    steps = []
+    for a in (a for a, r in enumerate(reps) if r != 1):
+        steps.append(Repeat(shape, a, reps[a]))
+        shape = _grown(shape, a, reps[a])
+    between = math.prod(steps[-1].shape) * itemsize if len(steps) > 1 else 0
+    fits = between <= STAGE_BYTES and _contiguous(steps[0].shape, strides, itemsize)
+    return tuple(steps) if fits else ()
 
 
 def _item(

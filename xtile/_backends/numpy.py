@@ -9,7 +9,7 @@ import array_api_compat.numpy as xp
 import numpy as np
 
 from .. import _threads
-from .._program import Copy, Layout, Model, Repeat, Replicate, view_shapes
+from .._program import STAGE_BYTES, Copy, Layout, Model, Repeat, Replicate, view_shapes
 from . import Backend, Call, overlaps_itself
 
 __all__ = ["BACKEND"]
@@ -23,9 +23,8 @@ def _layout(x: Any, /) -> Layout | None:
         if not isinstance(x, np.generic):
             return None
         x = np.asarray(x)
-    dtype = x.dtype
-    raw = not dtype.hasobject and dtype.kind != "T"  # both hold pointers, not bytes
-    return tuple.__new__(Layout, (x.shape, x.strides, dtype.itemsize, raw, True, True, 1))
+    raw = not x.dtype.hasobject and x.dtype.kind != "T"  # both hold pointers, not bytes
+    return tuple.__new__(Layout, (x.shape, x.strides, x.dtype.itemsize, raw, True, True, 1))
 
 
 def _whole_items(a: np.ndarray[Any, Any], /) -> np.ndarray[Any, Any]:
@@ -43,8 +42,7 @@ def _copy(step: Copy, /) -> Call:
     if step.item:
         last = max(i for i, r in enumerate(step.reps) if r != 1)
         blocks, item = (*step.shape[:last], -1), _item_dtype(step.item)
-        runs = Copy((*step.shape[:last], 1), step.reps[: last + 1])
-        copy_runs = _copy(runs)
+        copy_runs = _copy(Copy((*step.shape[:last], 1), step.reps[: last + 1]))
         runs_shape = (*out_shape[:last], step.reps[last])
 
         def copy_items(x: Any, dest: Any) -> Any:
@@ -71,7 +69,7 @@ def _copy(step: Copy, /) -> Call:
             for d, r, st in zip(step.shape, step.reps, dest.strides, strict=True):
                 strides += (d * st, st) if d != 1 != r else (st,)
             target = np.lib.stride_tricks.as_strided(_whole_items(dest), view_shape, strides)
-        source = w.reshape(spread)
+        source = _apart(w.reshape(spread), target)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
         elif size * a.itemsize < _threads.PARALLEL_BYTES:  # the common case, first
@@ -83,6 +81,18 @@ def _copy(step: Copy, /) -> Call:
         return (target if w is a else target.view(a.dtype)).reshape(out_shape)
 
     return copy
+
+
+def _apart(source: Any, target: Any, /) -> Any:
+    """A small `source` moved where it is not 1-63 bytes below a big `target` mod 4 KiB."""
+    small = target.nbytes >= 1 << 20 and source.nbytes <= STAGE_BYTES
+    if small and 0 < (target.ctypes.data - source.ctypes.data) % 4096 < 64:  # 4K aliasing
+        buf = np.empty(source.size + 4096 // source.itemsize + 1, source.dtype)
+        at = (target.ctypes.data + 2048 - buf.ctypes.data) % 4096 // source.itemsize
+        moved = buf[at : at + source.size].reshape(source.shape)
+        np.copyto(moved, source)
+        return moved
+    return source
 
 
 def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> None:
@@ -223,7 +233,7 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     copy=(2321.0, 3.571, 0.0, 0.02488, 0.0225),
     item=(3564.0, 3.722, 0.1394, 0.05433, 0.0),
     void=(3883.0, 3.961, 1.5, 0.02472, 0.02353),
-    repeat=(1415.0, 0.0, 0.0, 0.02314, 0.08247),
+    repeat=(1415.0, 2.0, 0.0, 0.02314, 0.08247),
     replicate=(6361.0, 2.181, 0.0, 0.02591, 0.04),
     words=frozenset({2, 4, 8}),
 )

@@ -24,9 +24,8 @@ _wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 Shape = tuple[int, ...]
 
 
-def _layout(x: Any, /) -> Layout | None:
+def _layout(t: torch.Tensor, /) -> Layout | None:
     """What the planner reads of a plain tensor; None for one that gets one copy, uncached."""
-    t: torch.Tensor = x
     if (
         type(t) is not torch.Tensor
         or t.layout != torch.strided
@@ -124,9 +123,8 @@ def _advisable(t: torch.Tensor, /) -> bool:
     )
 
 
-def _empty(shape: Shape, x: Any, /) -> torch.Tensor:
-    """A new C-ordered tensor of `shape` like `x`; a big one on the CPU advised huge pages."""
-    t: torch.Tensor = x
+def _empty(shape: Shape, t: torch.Tensor, /) -> torch.Tensor:
+    """A new C-ordered tensor of `shape` like `t`; a big one on the CPU advised huge pages."""
     out = torch.empty(shape, dtype=t.dtype, device=t.device)
     nbytes = out.element_size() * out.numel()
     if nbytes >= HUGE_BYTES and out.is_cpu and (madvise := _madvise()) is not None:
@@ -148,9 +146,8 @@ def _replicate(out: Any, step: Replicate, /) -> None:
         region.narrow(axis, whole * n, left).copy_(region.narrow(axis, 0, left))
 
 
-def _unwrap(x: Any, /) -> None:
+def _unwrap(t: torch.Tensor, /) -> None:
     """Nothing to unwrap; a sparse, nested or quantized tensor is refused, naming its layout."""
-    t: torch.Tensor = x
     if t.layout != torch.strided or t.is_nested or t.is_quantized:
         kind = "nested" if t.is_nested else "quantized" if t.is_quantized else str(t.layout)
         msg = (
@@ -170,10 +167,8 @@ def _recorded(t: torch.Tensor, /) -> bool:
     )
 
 
-def _check_out(x: Any, out: Any, op: str, /) -> None:
-    """`out` and `x` outside autograd and torch.func; `out` apart from `x`'s memory."""
-    t: torch.Tensor = x
-    o: torch.Tensor = out
+def _check_out(t: torch.Tensor, o: torch.Tensor, op: str, /) -> None:
+    """`o` (`out`) and `t` (`x`) outside autograd and torch.func; `o` apart from `t`'s memory."""
     if o.requires_grad or any(_recorded(v) or _wrapped(v) for v in (t, o)):
         msg = (
             f"{op}: `out` cannot take a tile that autograd, forward AD or torch.func "
@@ -206,12 +201,9 @@ def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
         return False
 
     def span(t: torch.Tensor) -> tuple[int, int]:
-        """The first and past-the-last byte addresses of `t`'s elements."""
-        extent = sum((d - 1) * abs(s) for d, s in zip(t.shape, t.stride(), strict=True))
-        start = t.data_ptr() - sum(
-            (d - 1) * s for d, s in zip(t.shape, t.stride(), strict=True) if s < 0
-        )
-        return start, start + (extent + 1) * t.element_size()
+        """The first and past-the-last byte addresses of `t`'s elements (strides are >= 0)."""
+        extent = sum((d - 1) * s for d, s in zip(t.shape, t.stride(), strict=True))
+        return t.data_ptr(), t.data_ptr() + (extent + 1) * t.element_size()
 
     (a0, a1), (b0, b1) = span(a), span(b)
     return a0 < b1 and b0 < a1
