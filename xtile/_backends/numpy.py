@@ -84,8 +84,8 @@ def _copy(step: Copy, /) -> Call:
 
 
 def _apart(source: Any, target: Any, /) -> Any:
-    """A small `source` moved where it is not 1-63 bytes below a big `target` mod 4 KiB."""
-    small = target.nbytes >= 1 << 20 and source.nbytes <= STAGE_BYTES
+    """A small `source` of whole 4 KiB moved where it is not 1-63 bytes below a big `target`."""
+    small = target.nbytes >= 1 << 20 and source.nbytes % 4096 == 0 and source.nbytes <= STAGE_BYTES
     if small and 0 < (target.ctypes.data - source.ctypes.data) % 4096 < 64:  # 4K aliasing
         buf = np.empty(source.size + 4096 // source.itemsize + 1, source.dtype)
         at = (target.ctypes.data + 2048 - buf.ctypes.data) % 4096 // source.itemsize
