@@ -1,11 +1,9 @@
 """Fixtures: every installed backend on every available device, both implementations."""
 
-import atexit
 import collections
 import contextlib
 import functools
 import os
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,29 +16,6 @@ import xtile._backends
 import xtile._run
 from xtile._testing import Backend, BackendUnavailableError, dtypes, slabs_at_every_size
 
-
-def _drop_dynamo_cleanups() -> None:
-    """
-    Forget torch Dynamo's cleanup hooks as the interpreter exits, before they can fire.
-
-    Each compiled frame has a hook, called when its code dies, that deletes the globals
-    Dynamo installed in the frame's module (``__builtins_dict___N``). At exit a
-    module's dict may be cleared first; the hook's ``del`` then prints "Exception
-    ignored ... KeyError" after pytest's summary (torch's bug: it does not tolerate a
-    missing name). Dropped with the weak references that hold them, they never run;
-    the globals go with the process.
-    """
-    utils = sys.modules.get("torch._dynamo.utils")
-    if utils is not None:
-        utils.CleanupManager.instance.clear()
-
-
-def pytest_unconfigure() -> None:
-    """Each test process (xdist workers too) forgets Dynamo's hooks once its tests are done."""
-    _drop_dynamo_cleanups()
-
-
-atexit.register(_drop_dynamo_cleanups)  # and what a compile after that made
 # every run replays the same examples, CI's and a user's alike: a red run is reproducible,
 # never a chance draw; `pytest --hypothesis-profile=explore` draws new ones
 settings.register_profile(
