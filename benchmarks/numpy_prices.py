@@ -10,8 +10,8 @@ What NumPy's copies cost by item size and address: the measurements behind three
    other size. Per size: ns per block of 32,768 blocks.
 3. 4K aliasing: the copy of a 32 KiB source repeated over a 9.5 MB destination, by where
    the destination lies from the source modulo 4 KiB. A few bytes above it (16 here),
-   loads wait on stores; xtile moves such a source (``_apart`` in
-   ``xtile/_backends/numpy.py``).
+   loads wait on stores; xtile places a big new output 2 KiB from such a source
+   (``_placed`` in ``xtile/_backends/numpy.py``).
 
 Usage::
 

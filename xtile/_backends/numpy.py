@@ -61,7 +61,7 @@ def _copy(step: Copy, /) -> Call:
         a = np.asarray(x)
         w = _whole_items(a)
         if dest is None:
-            target = np.empty(view_shape, dtype=w.dtype)
+            target = _placed(view_shape, w.dtype, w)
         elif dest.flags.c_contiguous:
             target = _whole_items(dest).reshape(view_shape)
         else:  # each axis of a pair split in two: a view of any strides
@@ -69,7 +69,7 @@ def _copy(step: Copy, /) -> Call:
             for d, r, st in zip(step.shape, step.reps, dest.strides, strict=True):
                 strides += (d * st, st) if d != 1 != r else (st,)
             target = np.lib.stride_tricks.as_strided(_whole_items(dest), view_shape, strides)
-        source = _apart(w.reshape(spread), target)
+        source = w.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
         elif size * a.itemsize < _threads.PARALLEL_BYTES:  # the common case, first
@@ -83,16 +83,14 @@ def _copy(step: Copy, /) -> Call:
     return copy
 
 
-def _apart(source: Any, target: Any, /) -> Any:
-    """A small `source` of whole 4 KiB moved where it is not 1-63 bytes below a big `target`."""
-    small = target.nbytes >= 1 << 20 and source.nbytes % 4096 == 0 and source.nbytes <= STAGE_BYTES
-    if small and 0 < (target.ctypes.data - source.ctypes.data) % 4096 < 64:  # 4K aliasing
-        buf = np.empty(source.size + 4096 // source.itemsize + 1, source.dtype)
-        at = (target.ctypes.data + 2048 - buf.ctypes.data) % 4096 // source.itemsize
-        moved = buf[at : at + source.size].reshape(source.shape)
-        np.copyto(moved, source)
-        return moved
-    return source
+def _placed(shape: tuple[int, ...], dtype: Any, source: Any, /) -> Any:
+    """A new array of `shape`, big ones 2 KiB from a `source` of whole 4 KiB, mod 4 KiB."""
+    n = math.prod(shape) * dtype.itemsize
+    if n < 1 << 20 or source.nbytes % 4096 or source.nbytes > STAGE_BYTES or dtype.hasobject:
+        return np.empty(shape, dtype)
+    buf = np.empty(n + 4096, np.uint8)  # (4K aliasing: a source just below it is 10x slower)
+    at = (source.ctypes.data + 2048 - buf.ctypes.data) % 4096 & ~63
+    return buf[at : at + n].view(dtype).reshape(shape)
 
 
 def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> None:
@@ -247,5 +245,6 @@ BACKEND = Backend(
     replicate=_replicate,
     unwrap=_unwrap,
     check_out=_check_out,
+    empty=lambda shape, x: _placed(shape, np.asarray(x).dtype, np.asarray(x)),
     xp=xp,
 )
