@@ -81,6 +81,33 @@ def test_numpy_from_the_first_block(shape: Any, reps: Any, dtype: str) -> None:
     np.testing.assert_array_equal(out, np.tile(x, reps))
 
 
+_PAGE_INPUTS = {  # inputs of whole 4 KiB pages (16 KiB): big outputs of them are placed
+    "contiguous": np.arange(4096, dtype=np.float32),
+    "transposed": np.arange(4096, dtype=np.float32).reshape(64, 64).T,
+    "reversed": np.arange(4096, dtype=np.float32)[::-1],
+    "zero-stride": np.broadcast_to(np.arange(64, dtype=np.float32), (64, 64)),
+    "padded": np.zeros(1024, np.dtype([("a", "u1"), ("b", "<f8")], align=True)),
+    "masked": np.ma.masked_greater(np.arange(4096, dtype=np.float32), 4000),
+}
+
+
+@pytest.mark.parametrize("name", _PAGE_INPUTS)
+@pytest.mark.parametrize("reps", [(300,), (3, 100), (100, 1, 3)], ids=str)
+def test_a_placed_output_is_the_tile_and_no_more(name: str, reps: tuple[int, ...]) -> None:
+    """A big output placed off its source (4K aliasing) holds the tile; peak: output + 4 KiB."""
+    x = _PAGE_INPUTS[name]
+    peak, out = peak_bytes(lambda: xtile.tile(x, reps))
+    size = out.nbytes + (np.ma.getmaskarray(out).nbytes if name == "masked" else 0)
+    assert out.nbytes >= 1 << 20
+    assert size <= peak <= size + SLACK, (peak, size)
+    expected = np.tile(x, reps)
+    assert out.tobytes() == expected.tobytes()
+    if name == "masked":
+        np.testing.assert_array_equal(np.ma.getmaskarray(out), np.ma.getmaskarray(expected))
+    assert out.flags.writeable
+    assert not np.shares_memory(out, x)
+
+
 def test_numpy_tile_would_fail() -> None:
     """The bound is tight enough to catch a tile that copies once per repeated axis."""
     peak, out = peak_bytes(lambda: np.tile(X, (3, 4)))

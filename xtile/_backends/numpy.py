@@ -86,7 +86,7 @@ def _copy(step: Copy, /) -> Call:
 def _placed(shape: tuple[int, ...], dtype: Any, source: Any, /) -> Any:
     """A new array of `shape`, big ones 2 KiB from a `source` of whole 4 KiB, mod 4 KiB."""
     n = math.prod(shape) * dtype.itemsize
-    if n < 1 << 20 or source.nbytes % 4096 or source.nbytes > STAGE_BYTES or dtype.hasobject:
+    if source.nbytes % 4096 or source.nbytes > STAGE_BYTES or n < 1 << 20 or dtype.hasobject:
         return np.empty(shape, dtype)
     buf = np.empty(n + 4096, np.uint8)  # (4K aliasing: a source just below it is 10x slower)
     at = (source.ctypes.data + 2048 - buf.ctypes.data) % 4096 & ~63
@@ -245,6 +245,6 @@ BACKEND = Backend(
     replicate=_replicate,
     unwrap=_unwrap,
     check_out=_check_out,
-    empty=lambda shape, x: _placed(shape, np.asarray(x).dtype, np.asarray(x)),
+    empty=lambda shape, x: _placed(shape, x.dtype, x),
     xp=xp,
 )
