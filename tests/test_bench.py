@@ -1,6 +1,7 @@
 """The benchmark suite runs on every backend and writes its table, CSV and plot."""
 
 import csv
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -71,6 +72,17 @@ def test_bound_is_the_faster_of_copy_and_fill() -> None:
     assert result(0.5, 1.0).vs_bound == 0.25
     assert result(1.0, float("nan")).vs_bound == 0.5  # no fill timed (a GPU): the copy
     assert "xtile/bound on the 1 outputs >= 32 MB: min 0.25" in _bench.summary([result(1, 0.5)])
+
+
+def test_at_the_bound_is_the_native_time_over_the_bounds() -> None:
+    # native 1 s, xtile 2 s; the bound: the fill (0.25 s), else the copy (0.5 s)
+    fill = _bench.Result("numpy", "c", "sweep", "int8", 64 << 20, 0.5, 1.0, 2.0, 0.25)
+    copy = dataclasses.replace(fill, bound_s=float("nan"))
+    assert (fill.at_bound, copy.at_bound) == (4.0, 2.0)
+    assert "a tile at the bound on every case: geomean 2.83;" in _bench.summary([fill, copy])
+    assert "min 0.50 (at the bound: 2.83);" in _bench.table([fill, copy])
+    untimed = dataclasses.replace(copy, copy_s=float("nan"))  # benchmarks/versus.py's
+    assert "at the bound" not in _bench.summary([untimed])
 
 
 def test_fill_writes_every_byte() -> None:
