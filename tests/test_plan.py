@@ -390,7 +390,11 @@ def test_switched_off() -> None:
 def _staged_with_a_rest() -> Program:
     """A staged program for (3, 1) by (39631, 2): whole copies of the stage, then the rest."""
     found = _program.candidates(_c_layout((3, 1), 8), (39631, 2), NUMPY.model, True)
-    parts = [p for p in found if p.name == "staged" and p.steps[-1].source is not None]  # type: ignore[union-attr]
+    parts = [
+        p
+        for p in found
+        if p.name == "staged" and isinstance(p.steps[-1], Copy) and p.steps[-1].source is not None
+    ]
     assert parts
     return min(parts, key=lambda p: p.cost)
 
@@ -548,6 +552,9 @@ def test_stage_and_steps_stay_in_their_bounds() -> None:
             layout = _c_layout(shape, itemsize)
             for program in _program.candidates(layout, reps, NUMPY.model, fresh):
                 _in_bounds(program, itemsize)
+            # into `out`: no program whose output `numpy.repeat` makes (a temporary)
+            into = _program.plan(layout, reps, NUMPY.model, fresh, frozenset({"native"}))
+            assert not isinstance(into.steps[-1], Repeat), describe(into)
 
 
 @pytest.mark.parametrize(
@@ -592,8 +599,10 @@ def _in_bounds(program: Program, itemsize: int) -> None:
     if program.name == "staged":  # every staged array, all but the output, fits the stage
         staged = fresh if _writes_into_output(program) else fresh[:-1]
         for step in staged:
-            assert isinstance(step, Copy), why
-            size = math.prod(step.shape) * math.prod(step.reps)
+            assert isinstance(step, Copy | Repeat), why
+            size = math.prod(step.shape) * (
+                step.r if isinstance(step, Repeat) else math.prod(step.reps)
+            )
             assert size * itemsize <= _program.STAGE_BYTES, why
     if program.name == "native" and isinstance(program.steps[0], Repeat):
         # NumPy's chain: `numpy.tile`'s order, each array but the output within the stage

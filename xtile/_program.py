@@ -244,6 +244,8 @@ def plan(
 ) -> Program:
     """The cheapest of the `candidates` not named in `off` (the one copy is never off)."""
     found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
+    if "native" in off:  # `out=`: nor any output a `Repeat` makes (it would be a temporary)
+        found = [p for p in found if not (p.steps and isinstance(p.steps[-1], Repeat))]
     return min(found, key=operator.attrgetter("cost"))
 
 
@@ -358,8 +360,11 @@ def _staged(
         """The cheapest chain to state `k`, then the level by `r` from it."""
         src = strides if k == n else _c_strides(state(k), itemsize)
         work = _copy_work(state(k), src, r, _tiled(state(k), r), itemsize, 0)
-        c = _charge(m, "copy", work)
-        return best[k][0] + c, (*best[k][1], Copy(state(k), r))
+        options: list[tuple[float, Steps]] = [(_charge(m, "copy", work), (Copy(state(k), r),))]
+        if m.repeat != NONE and (chain := _chain(state(k), src, r, itemsize)):
+            options.append((cost(base._replace(steps=chain), layout, m), chain))
+        c, steps = min(options, key=operator.itemgetter(0))
+        return best[k][0] + c, (*best[k][1], *steps)
 
     best: dict[int, tuple[float, Steps]] = {n: (0.0, ())}
     for j in range(n - 1, 0, -1):
@@ -374,7 +379,8 @@ def _staged(
             found += _finals(base, layout, m, fresh, best[j][1], cur, left)
         a = axes[j - 1]
         r, room = reps[a], STAGE_BYTES // (math.prod(cur) * itemsize)
-        ks = [k for k in range(2, min(r - 1, room) + 1) if r % k == 0][-2:]
+        divisors = [k for k in range(2, min(r - 1, room) + 1) if r % k == 0]
+        ks = divisors[-2:] + [k for k in divisors[:-2] if k * k >= r][:1]
         if layout.parts and 2 <= room < r and r % room:
             ks.append(room)
         for k in ks:
@@ -403,11 +409,13 @@ def _finals(
     base: Program, layout: Layout, m: Model, fresh: bool, steps: Steps, cur: Shape, left: Shape, /
 ) -> list[Program]:
     """The staged `steps`, then the copy of the staged array of `cur` by `left` (or by items)."""
-    final = [Copy(cur, left)]
+    final: list[Steps] = [(Copy(cur, left),)]
     staged = layout._replace(shape=cur, strides=_c_strides(cur, layout.itemsize), unit=1)
     if item := _item(cur, staged.strides, left, staged, m, fresh):
-        final.append(Copy(cur, left, item=item))
-    return [base._replace(steps=(*steps, f), name="staged") for f in final]
+        final.append((Copy(cur, left, item=item),))
+    if fresh and m.repeat != NONE and (chain := _chain(cur, staged.strides, left, staged.itemsize)):
+        final.append(chain)
+    return [base._replace(steps=(*steps, *f), name="staged") for f in final]
 
 
 def _one_axis(extents: Shape, out_extents: Shape, /) -> bool:
@@ -420,7 +428,7 @@ def _one_axis(extents: Shape, out_extents: Shape, /) -> bool:
 
 def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> list[Program]:
     """The programs that write a corner of the output, then replicate it inside the output."""
-    shape, reps, out_shape, itemsize = base.shape, base.reps, base.out_shape, layout.itemsize
+    shape, reps, out_shape = base.shape, base.reps, base.out_shape
     axes = [i for i, r in enumerate(reps) if r != 1]
     found: list[Program] = []
     for k in axes:
@@ -449,16 +457,7 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
                 doubled.append(step)
                 n = step.stop
             options.append(tuple(doubled))
-
-            def price(option: Steps) -> float:
-                """The price of one way to fill the axis."""
-                return sum(
-                    _charge(m, "replicate", _replicate_work(s, out_shape, itemsize))
-                    for s in option
-                    if isinstance(s, Replicate)
-                )
-
-            steps += min(options, key=price)  # type: ignore[arg-type]
+            steps += min(options, key=lambda o: cost(base._replace(steps=o), layout, m))  # type: ignore[arg-type]
         for first in copies:
             found.append(base._replace(steps=(first, *steps), name="extended"))
     return found
