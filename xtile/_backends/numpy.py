@@ -9,7 +9,7 @@ import array_api_compat.numpy as xp
 import numpy as np
 
 from .. import _threads
-from .._program import STAGE_BYTES, Copy, Layout, Model, Repeat, Replicate, view_shapes
+from .._program import Copy, Layout, Model, Repeat, Replicate, view_shapes
 from . import Backend, Call, overlaps_itself
 
 __all__ = ["BACKEND"]
@@ -86,7 +86,7 @@ def _copy(step: Copy, /) -> Call:
 def _placed(shape: tuple[int, ...], dtype: Any, source: Any, /) -> Any:
     """A new array of `shape`, big ones 2 KiB from a `source` of whole 4 KiB, mod 4 KiB."""
     n = math.prod(shape) * dtype.itemsize
-    if source.nbytes % 4096 or source.nbytes > STAGE_BYTES or n < 1 << 20 or dtype.hasobject:
+    if source.nbytes % 4096 or n < 1 << 20 or dtype.hasobject:
         return np.empty(shape, dtype)
     buf = np.empty(n + 4096, np.uint8)  # (4K aliasing: a source just below it is 10x slower)
     at = (source.ctypes.data + 2048 - buf.ctypes.data) % 4096 & ~63
