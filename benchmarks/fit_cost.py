@@ -8,15 +8,19 @@ what `xtile._program.features` counts: per kind of step its calls, inner loops,
 elements, and bytes (in steps under `Model.big` bytes, and over). The prices are the
 non-negative least-squares fit of those to the times, in relative error. Then the fit
 is judged as the planner uses it: on the cases of ``--check`` (another seed, not
-fitted on), the time of the program the prices pick over the fastest candidate's. It
-prints the prices to paste into ``xtile/_backends/<backend>.py``. Usage::
+fitted on), the time of the program the prices pick over the fastest candidate's, for
+the fitted prices and for the backend's own. It prints the prices to paste into
+``xtile/_backends/<backend>.py``. ``--cases gen2`` times the cases of
+``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``). Usage::
 
     python benchmarks/fit_cost.py [--backend numpy|torch] [--n 80] [--seed 1] [--check 2]
+        [--cases sweep|gen2] [--data FILE]
 """
 
 import argparse
 import math
 import pickle
+import sys
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,9 @@ import numpy as np
 from xtile import _program, _run
 from xtile._backends import load
 from xtile._cli import _bench
+
+sys.path.insert(0, str(Path(__file__).parent))
+import shapes2
 
 
 def _cases(n: int, seed: int, big_bytes: int) -> list[_bench.Case]:
@@ -140,35 +147,44 @@ def main() -> None:
     parser.add_argument("--check", type=int, default=2, help="the seed of the cases judged")
     parser.add_argument("--repeat", type=int, default=4)
     parser.add_argument("--data", help="a file for the timings: read if it exists, else written")
+    parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2"])
     args = parser.parse_args()
     backend = load(args.backend)
     big = backend.model.big
     if args.data and Path(args.data).exists():
         train, check = pickle.loads(Path(args.data).read_bytes())
     else:
-        train = _measure(backend, _cases(args.n, args.seed, big), args.repeat)
-        check = _measure(backend, _cases(args.n, args.check, big), args.repeat)
+        draw = partial(_cases, big_bytes=big) if args.cases == "sweep" else shapes2.cases
+        train = _measure(backend, draw(args.n, args.seed), args.repeat)
+        check = _measure(backend, draw(args.n, args.check), args.repeat)
         if args.data:
             Path(args.data).write_bytes(pickle.dumps((train, check)))
-    report(train, check, big)
+    report(train, check, big, backend.model)
 
 
-def report(train: Any, check: Any, big: int) -> None:
-    """Fit on `train`, judge on both, print the prices."""
+def report(train: Any, check: Any, big: int, model: _program.Model) -> None:
+    """Fit on `train`, judge the fit and `model`'s own prices on both, print the prices."""
     kinds = [k for k in _program.KINDS if any(k == s[0] for c in train for f, _ in c for s in f)]
     coef = _fit(train, kinds, big)
-    for name, data in (("fitted", train), ("held out", check)):
-        r = _regret(data, coef, kinds, big)
-        print(
-            f"{name} cases ({len(r)}): picked / fastest candidate geomean "
-            f"{np.exp(np.mean(np.log(r))):.3f}, worst {r.max():.2f}, "
-            f"within 10% on {np.mean(r <= 1.1):.0%}"
-        )
+    own = np.array([v for k in kinds for v in _as_coefficients(getattr(model, k))])
+    for prices, c in (("fitted", coef), ("the backend's", own)):
+        for name, data in (("fitted", train), ("held out", check)):
+            r = _regret(data, c, kinds, big)
+            print(
+                f"{prices} prices, {name} cases ({len(r)}): picked / fastest candidate "
+                f"geomean {np.exp(np.mean(np.log(r))):.3f}, worst {r.max():.2f}, "
+                f"within 10% on {np.mean(r <= 1.1):.0%}"
+            )
     for i, kind in enumerate(kinds):
         price = coef[5 * i : 5 * i + 5]
         price[1] = coef[5 * kinds.index("copy") + 1] if kind == "replicate" else price[1]
         price[4] += price[3]  # the price of a big step's byte, as `Model` takes it
         print(f"    {kind}=({', '.join(f'{v:.4g}' for v in price)}),")
+
+
+def _as_coefficients(price: _program.Price) -> list[float]:
+    """A `Model` price as the fit's columns: a big step's byte counts at both byte prices."""
+    return [*price[:4], price[4] - price[3]]
 
 
 if __name__ == "__main__":
