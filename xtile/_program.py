@@ -282,12 +282,11 @@ def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Pr
     if len(view_shapes(shape, reps)[1]) > MAX_DIMS:
         return [base._replace(steps=fit_rank(shape, reps), name="copy")]
     found = [one]
-    item = _item(shape, strides, reps, layout, m, fresh)
-    if item:
+    if item := _item(shape, strides, reps, layout, m, fresh):
         found.append(one._replace(steps=(Copy(shape, reps, item=item),), name="bytes"))
     if layout.tuned:
         # the native program writes into a fresh output only; NumPy's chain of repeats
-        # copies a strided input first
+        # takes a C-ordered input only
         if fresh and m.native != NONE:
             found.append(base._replace(steps=(Whole(reps),), name="native"))
         if fresh and m.repeat != NONE and (chain := _chain(shape, strides, reps, layout.itemsize)):
@@ -379,7 +378,8 @@ def _staged(
             found += _finals(base, layout, m, fresh, best[j][1], cur, left)
         a = axes[j - 1]
         r, room = reps[a], STAGE_BYTES // (math.prod(cur) * itemsize)
-        divisors = [k for k in range(2, min(r - 1, room) + 1) if r % k == 0]
+        pairs = (d for i in range(1, math.isqrt(r) + 1) if r % i == 0 for d in (i, r // i))
+        divisors = sorted({d for d in pairs if 1 < d <= min(r - 1, room)})
         ks = divisors[-2:] + [k for k in divisors[:-2] if k * k >= r][:1]
         if layout.parts and 2 <= room < r and r % room:
             ks.append(room)
