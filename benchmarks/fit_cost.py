@@ -11,9 +11,10 @@ is judged as the planner uses it: on the cases of ``--check`` (another seed, not
 fitted on), the time of the program the prices pick over the fastest candidate's, for
 the fitted prices and for the backend's own. It prints the prices to paste into
 ``xtile/_backends/<backend>.py``. ``--cases gen2`` times the cases of
-``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``). Usage::
+``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``). ``torch-cuda``
+times and fits the prices of PyTorch's `DEVICE` model, on the GPU. Usage::
 
-    python benchmarks/fit_cost.py [--backend numpy|torch] [--n 80] [--seed 1] [--check 2]
+    python benchmarks/fit_cost.py [--backend numpy|torch|torch-cuda] [--n 80] [--seed 1] [--check 2]
         [--cases sweep|gen2] [--data FILE]
 """
 
@@ -58,22 +59,27 @@ def _cases(n: int, seed: int, big_bytes: int) -> list[_bench.Case]:
     return _bench.sweep_cases(n, seed) + small + big[: n // 4]
 
 
-def _measure(backend: Any, cases: list[_bench.Case], repeat: int) -> list[list[tuple[Any, float]]]:
+def _measure(
+    backend: Any, cases: list[_bench.Case], repeat: int, device: str
+) -> list[list[tuple[Any, float]]]:
     """Per case, every candidate with its features and its measured time."""
+    asarray: Any = np.asarray
+    sync: Any = lambda a: a  # noqa: E731
+    model = backend.model if device == "cpu" else backend.device
     if backend.name == "torch":
         import torch
 
-        asarray: Any = torch.from_numpy
-    else:
-        asarray = np.asarray
+        asarray = lambda a: torch.from_numpy(a).to(device)  # noqa: E731
+        if device != "cpu":
+            sync = lambda _: torch.cuda.synchronize()  # noqa: E731
     found = []
     for i, c in enumerate(cases):
         print(f"\r{backend.name}: case {i + 1}/{len(cases)}", end="", flush=True)
         x = asarray((np.arange(math.prod(c.shape)) % 127).astype(c.dtype).reshape(c.shape))
         layout = backend.layout(x)
-        programs = _program.candidates(layout, c.reps, backend.model, True)
+        programs = _program.candidates(layout, c.reps, model, True)
         calls = [partial(_run.compile_program(p, backend, backend.xp), x, None) for p in programs]
-        times = _bench.best_times(calls, lambda a: a, repeat)  # sampled in turns
+        times = _bench.best_times(calls, sync, repeat)  # sampled in turns
         found.append(
             [(_program.features(p, layout), t * 1e9) for p, t in zip(programs, times, strict=True)]
         )
@@ -141,7 +147,7 @@ def _regret(data: Any, coef: np.ndarray, kinds: list[str], big: int) -> np.ndarr
 def main() -> None:
     """Time, fit, judge, print."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--backend", default="numpy", choices=["numpy", "torch"])
+    parser.add_argument("--backend", default="numpy", choices=["numpy", "torch", "torch-cuda"])
     parser.add_argument("--n", type=int, default=80)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--check", type=int, default=2, help="the seed of the cases judged")
@@ -149,17 +155,19 @@ def main() -> None:
     parser.add_argument("--data", help="a file for the timings: read if it exists, else written")
     parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2"])
     args = parser.parse_args()
-    backend = load(args.backend)
-    big = backend.model.big
+    name, _, device = args.backend.partition("-")
+    backend, device = load(name), device or "cpu"
+    model = backend.model if device == "cpu" else backend.device
+    big = model.big
     if args.data and Path(args.data).exists():
         train, check = pickle.loads(Path(args.data).read_bytes())
     else:
         draw = partial(_cases, big_bytes=big) if args.cases == "sweep" else shapes2.cases
-        train = _measure(backend, draw(args.n, args.seed), args.repeat)
-        check = _measure(backend, draw(args.n, args.check), args.repeat)
+        train = _measure(backend, draw(args.n, args.seed), args.repeat, device)
+        check = _measure(backend, draw(args.n, args.check), args.repeat, device)
         if args.data:
             Path(args.data).write_bytes(pickle.dumps((train, check)))
-    report(train, check, big, backend.model)
+    report(train, check, big, model)
 
 
 def report(train: Any, check: Any, big: int, model: _program.Model) -> None:

@@ -28,6 +28,7 @@ if [[ $what == tests || $what == all ]]; then
     step pytest-gpu python -m pytest -q -p no:cacheprovider -p no:benchmark -n 8 -k "cuda or gpu or cupy" tests
 fi
 if [[ $what == bench || $what == all ]]; then
+    step per-call python benchmarks/per_call.py --devices cpu,cuda
     step bench-matrix python -m xtile bench --backends torch-cuda,jax-gpu,cupy --repeat 5
     step bench-sweep python -m xtile bench --backends torch-cuda,jax-gpu,cupy --sweep 200 \
         --seed 23 --repeat 3

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import xtile
+import xtile._backends
+import xtile._run
 from xtile._testing import Backend, same_bits, to_numpy
 
 from .conftest import absent
@@ -21,3 +23,22 @@ def test_backend(backend: Backend) -> None:
     assert backend not in absent()
     x = backend.asarray(np.arange(6).reshape(2, 3), xp, device)
     assert same_bits(to_numpy(xtile.tile(x, (2, 1))), np.tile(np.arange(6).reshape(2, 3), (2, 1)))
+
+
+def test_cupy_one_copy_kept_and_out_apart() -> None:
+    """CuPy's model has no prices: one copy, kept per layout; `out` is refused on `x`'s memory."""
+    cp = pytest.importorskip("cupy")
+    Backend.CUPY.load_or_skip()
+    base = cp.arange(24, dtype=cp.float32).reshape(4, 6)
+    x = base[:, ::2]
+    y = xtile.tile(x, (2, 3))
+    assert y.flags.c_contiguous
+    assert same_bits(to_numpy(y), np.tile(to_numpy(x), (2, 3)))
+    layout = xtile._backends.load("cupy").layout(x)  # type: ignore[misc]
+    program, _ = xtile._run.KEPT[("cupy", layout, (2, 3), True, frozenset())]
+    assert [type(s).__name__ for s in program.steps] == ["Copy"]
+    for out in (cp.zeros((8, 9), cp.float32), cp.zeros((9, 8), cp.float32).T):
+        assert xtile.tile(x, (2, 3), out=out) is out
+        assert same_bits(to_numpy(out), to_numpy(y))
+    with pytest.raises(ValueError, match="shares memory"):
+        xtile.tile(x, (1, 1), out=base[:, ::2])

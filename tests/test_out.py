@@ -128,8 +128,8 @@ def _other_library_out() -> Any:
 
 
 def test_out_sharing_memory_is_refused(library: Backend, xp: Any, make: Any, impl: str) -> None:
-    """Where xtile writes `out` directly (NumPy, PyTorch) memory shared with `x` is refused."""
-    if library.modname not in {"numpy", "torch"}:
+    """Where xtile writes `out` itself (NumPy, PyTorch, CuPy) memory shared with `x` is refused."""
+    if library.modname not in {"numpy", "torch", "cupy"}:
         pytest.skip("memory sharing is checked where xtile writes `out` directly")
     del impl  # the backend's check, with its primitives or the standard copy alike
     buf = make(np.arange(12.0), xp.float64)

@@ -284,7 +284,7 @@ def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Pr
     found = [one]
     if item := _item(shape, strides, reps, layout, m, fresh):
         found.append(one._replace(steps=(Copy(shape, reps, item=item),), name="bytes"))
-    if layout.tuned:
+    if any(m.copy):  # a model without prices (array-api-strict's, CuPy's) takes one copy
         # the native program writes into a fresh output only; NumPy's chain of repeats
         # takes a C-ordered input only
         if fresh and m.native != NONE:

@@ -4,7 +4,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from array_api_compat import device, is_lazy_array
+from array_api_compat import device, is_lazy_array, is_writeable_array
 
 from ._backends import Backend, Call, load
 from ._program import Copy, Layout, Program, Repeat, Replicate, Whole, plan, view_shapes
@@ -15,7 +15,7 @@ Array = Any
 
 
 def copy(x: Array, step: Copy, xp: Any, dest: Array | None = None) -> Array:
-    """The standard copy: the broadcast view, then one ``reshape(copy=True)``."""
+    """The standard copy: the broadcast view assigned into a new array, or reshaped as a copy."""
     out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
     if dest is not None:
         dest[...] = copy(x, step, xp)
@@ -25,7 +25,12 @@ def copy(x: Array, step: Copy, xp: Any, dest: Array | None = None) -> Array:
             return xp.empty(out_shape, dtype=x.dtype, device=device(x))
         return xp.reshape(xp.reshape(x, (-1,))[0:0], out_shape, copy=True)  # autograd's graph kept
     spread, view = view_shapes(step.shape, step.reps)
-    return xp.reshape(xp.broadcast_to(xp.reshape(x, spread), view), out_shape, copy=True)
+    view = xp.broadcast_to(xp.reshape(x, spread), view)
+    if not is_writeable_array(x):  # a library's copy of the view (JAX: one XLA program)
+        return xp.reshape(view, out_shape, copy=True)
+    fresh = xp.empty(view.shape, dtype=x.dtype, device=device(x))
+    fresh[...] = view  # a C-ordered array of the view's shape: its reshape is a view
+    return xp.reshape(fresh, out_shape)
 
 
 def _standard_repeat(step: Repeat, xp: Any) -> Call:

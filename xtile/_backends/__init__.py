@@ -1,6 +1,7 @@
 """The array libraries xtile knows (`of`: an array's namespace and `Backend`), their primitives."""
 
 import functools
+import importlib
 import sys
 from collections.abc import Callable
 from types import ModuleType
@@ -11,8 +12,8 @@ import array_api_compat
 from .._program import MAX_DIMS, Copy, Layout, Model, Repeat, Replicate
 
 __all__ = [
-    "LIBRARIES", "STANDARD", "Backend", "compiling", "library", "load", "of", "overlaps_itself",
-    "symbolic",
+    "LIBRARIES", "STANDARD", "Backend", "check_apart", "compiling", "library", "load", "of",
+    "overlaps_itself", "symbolic",
 ]  # fmt: skip
 
 Array = Any
@@ -85,24 +86,10 @@ def library(xp: ModuleType, /) -> str:
 
 
 def load(name: str, /) -> Backend:
-    """The backend of library `name`: import statements, which ``torch.compile`` traces."""
-    if name == "numpy":
-        from . import numpy as module
-    elif name == "torch":
-        from . import torch as module  # type: ignore[no-redef]
-    elif name == "jax":
-        from . import jax as module  # type: ignore[no-redef]
-    elif name == "dask":
-        from . import dask as module  # type: ignore[no-redef]
-    elif name == "array_api_strict":
-        from . import array_api_strict as module  # type: ignore[no-redef]
-    elif name == "sparse":
-        from . import sparse as module  # type: ignore[no-redef]
-    elif name == "ndonnx":
-        from . import ndonnx as module  # type: ignore[no-redef]
-    else:
+    """The backend of library `name`: its module here (one per library), else the standard one."""
+    if name not in _NAMES.values():
         return STANDARD
-    return module.BACKEND
+    return importlib.import_module(f"{__name__}.{name}").BACKEND  # type: ignore[no-any-return]
 
 
 def of(x: object, /) -> tuple[ModuleType, Backend] | None:
@@ -113,7 +100,9 @@ def of(x: object, /) -> tuple[ModuleType, Backend] | None:
             return None
         from array_api_compat import torch as xp
 
-        return xp, load("torch")
+        from . import torch as module  # an import statement: Dynamo traces it, not importlib
+
+        return xp, module.BACKEND
     if (found := _BY_TYPE.get(type(x))) is not None:
         return found
     if type(x) in (int, bool, float, tuple, list, str, bytes, type(None)):
@@ -138,3 +127,16 @@ def overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: 
             return True
         extent = st * d
     return False
+
+
+def check_apart(x: Array, out: Array, op: str, strides: Any, size: int, apart: Any, /) -> None:
+    """`out`'s elements (of `size` in the unit of `strides`) distinct; not ``apart(x, out)``."""
+    if overlaps_itself(tuple(out.shape), tuple(strides), size):
+        msg = (
+            f"{op}: `out` has elements that share memory (strides {strides}, e.g. a broadcast "
+            "view); pass an array whose elements are distinct, e.g. a copy of it."
+        )
+        raise ValueError(msg)
+    if apart(x, out):
+        msg = f"{op}: `out` shares memory with the input; pass a separate array."
+        raise ValueError(msg)

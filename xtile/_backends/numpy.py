@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _threads
 from .._program import Copy, Layout, Model, Repeat, Replicate, view_shapes
-from . import Backend, Call, overlaps_itself
+from . import Backend, Call, check_apart
 
 __all__ = ["BACKEND"]
 
@@ -216,15 +216,7 @@ def _check_out(x: Any, out: Any, op: str, /) -> None:
     if isinstance(out, np.ma.MaskedArray):
         msg = f"{op}: `out` takes plain arrays, not a masked array (its mask would stay)."
         raise TypeError(msg)
-    if overlaps_itself(out.shape, out.strides, out.itemsize):
-        msg = (
-            f"{op}: `out` has elements that share memory (strides {out.strides}); pass an "
-            "array whose elements are distinct, e.g. `out.copy()`."
-        )
-        raise ValueError(msg)
-    if np.shares_memory(x, out):
-        msg = f"{op}: `out` shares memory with the input; pass a separate array."
-        raise ValueError(msg)
+    check_apart(x, out, op, out.strides, out.itemsize, np.shares_memory)
 
 
 MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)

@@ -12,11 +12,12 @@ import torch
 from torch.autograd import forward_ad
 
 from .._program import Copy, Layout, Model, Replicate, view_shapes
-from . import Backend, Call, overlaps_itself
+from . import Backend, Call, check_apart
 
 __all__ = ["BACKEND"]
 
-_WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64}  # a run of 2, 4 or 8 bytes as one
+# a run of 2, 4, 8 or (on a device) 16 bytes as one item; copies move items bit for bit
+_WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}
 HUGE_BYTES = 1 << 24  # the least fresh output backed by huge pages (docs/performance.md)
 _HUGE_PAGE, _MADV_HUGEPAGE = 1 << 21, 14
 _compiling = torch.compiler.is_compiling
@@ -61,7 +62,7 @@ def _copy(step: Copy, /) -> Call:
         copies: dict[int, Call] = {}
 
         def copy_items(x: Any, dest: Any) -> Any:
-            """The runs as integers where they are aligned (a `dest` is C-ordered); else not."""
+            # the runs as integers where they are aligned (a `dest` is C-ordered); else not
             words = _words(x, head, runs, step.item)
             into = None if dest is None else _words(dest, (*out_shape[:last], -1), runs, step.item)
             if words is None or (dest is not None and into is None):
@@ -181,15 +182,7 @@ def _check_out(t: torch.Tensor, o: torch.Tensor, op: str, /) -> None:
             "`torch.inference_mode()`; pass a normal tensor, or call inside inference mode."
         )
         raise TypeError(msg)
-    if overlaps_itself(tuple(o.shape), o.stride(), 1):
-        msg = (
-            f"{op}: `out` has elements that share memory (strides {o.stride()}, e.g. an "
-            "expanded tensor); pass a tensor whose elements are distinct, e.g. `out.clone()`."
-        )
-        raise ValueError(msg)
-    if _overlap(t, o):
-        msg = f"{op}: `out` shares memory with the input; pass a separate tensor."
-        raise ValueError(msg)
+    check_apart(t, o, op, o.stride(), 1, _overlap)
 
 
 def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
@@ -200,8 +193,7 @@ def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
     if sa.data_ptr() + sa.nbytes() <= sb.data_ptr() or sb.data_ptr() + sb.nbytes() <= sa.data_ptr():
         return False
 
-    def span(t: torch.Tensor) -> tuple[int, int]:
-        """The first and past-the-last byte addresses of `t`'s elements (strides are >= 0)."""
+    def span(t: torch.Tensor) -> tuple[int, int]:  # strides are >= 0
         extent = sum((d - 1) * s for d, s in zip(t.shape, t.stride(), strict=True))
         return t.data_ptr(), t.data_ptr() + (extent + 1) * t.element_size()
 
@@ -215,12 +207,16 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     replicate=(23420.0, 1.045, 0.0, 0.02567, 0.02567),
     native=(14020.0, 1.161, 0.02367, 0.009114, 0.352),
     big=1 << 25,  # glibc's largest mmap threshold: above it, every output is faulted anew
-    words=frozenset(_WORDS),
+    words=frozenset({2, 4, 8}),
     interleaved=True,
 )
-# a device's copy costs per element, not per byte: its runs as words where they are many
-DEVICE = Model(
-    copy=(2e4, 0.0, 0.01, 0.0, 0.0), item=(4e4, 0.0, 0.01, 0.0, 0.0), words=frozenset(_WORDS)
+DEVICE = Model(  # benchmarks/fit_cost.py --backend torch-cuda (an H200)
+    copy=(2.03e4, 0.001027, 0.001483, 8.467e-05, 8.467e-05),
+    item=(2.926e4, 0.0, 0.0007712, 5.234e-05, 5.234e-05),
+    replicate=(2.985e4, 0.001027, 0.0, 0.0004003, 0.0004003),
+    native=(2.661e4, 0.0, 0.0009559, 1.993e-05, 1.993e-05),
+    words=frozenset(_WORDS),
+    interleaved=True,
 )
 BACKEND = Backend(
     "torch",
