@@ -18,7 +18,7 @@ from xtile._testing import missing_imports
 # xtile's backend modules import their library at the top (--doctest-modules imports them)
 collect_ignore = [
     f"xtile/_backends/{name}.py"
-    for name in ("torch", "jax", "dask", "ndonnx", "sparse", "array_api_strict")
+    for name in ("torch", "cupy", "jax", "dask", "ndonnx", "sparse", "array_api_strict")
     if importlib.util.find_spec(name) is None
 ]
 

@@ -116,7 +116,7 @@ class TestNumpySubclasses:
         class Quantity(np.ndarray):  # a subclass whose meaning xtile cannot know
             pass
 
-        with pytest.raises(TypeError, match=r"Quantity, a subclass of numpy\.ndarray"):
+        with pytest.raises(TypeError, match=r"Quantity, a numpy\.ndarray subclass"):
             xtile.tile(arange((3,)).view(Quantity), 2)
 
     @pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")

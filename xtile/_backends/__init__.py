@@ -132,10 +132,7 @@ def overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: 
 def check_apart(x: Array, out: Array, op: str, strides: Any, size: int, apart: Any, /) -> None:
     """`out`'s elements (of `size` in the unit of `strides`) distinct; not ``apart(x, out)``."""
     if overlaps_itself(tuple(out.shape), tuple(strides), size):
-        msg = (
-            f"{op}: `out` has elements that share memory (strides {strides}, e.g. a broadcast "
-            "view); pass an array whose elements are distinct, e.g. a copy of it."
-        )
+        msg = f"{op}: `out` has elements that share memory (strides {strides}); pass a copy."
         raise ValueError(msg)
     if apart(x, out):
         msg = f"{op}: `out` shares memory with the input; pass a separate array."

@@ -11,13 +11,6 @@ from . import Backend, Call, check_apart
 __all__ = ["BACKEND"]
 
 
-def _layout(x: Any, /) -> Layout | None:
-    """Shape, strides and element size of a plain `cupy.ndarray`: the plan cache's key."""
-    if type(x) is not cupy.ndarray:
-        return None
-    return tuple.__new__(Layout, (x.shape, x.strides, x.dtype.itemsize, True, True, False, 1))
-
-
 def _copy(step: Copy, /) -> Call:
     """The broadcast view copied into a new C-ordered array on `x`'s device (or `dest`)."""
     spread, view_shape = view_shapes(step.shape, step.reps)
@@ -52,7 +45,11 @@ def _overlap(a: Any, b: Any, /) -> bool:
 
 BACKEND = Backend(
     "cupy",
-    layout=_layout,
+    layout=lambda x: (  # shape, strides, element size: the plan cache's key
+        tuple.__new__(Layout, (x.shape, x.strides, x.dtype.itemsize, True, True, False, 1))
+        if type(x) is cupy.ndarray
+        else None
+    ),
     copy=_copy,
     check_out=lambda x, out, op: check_apart(x, out, op, out.strides, out.itemsize, _overlap),
     xp=xp,

@@ -1,5 +1,6 @@
 """NumPy: `numpy.copyto` into views, runs moved as one item, copies in place, `numpy.repeat`."""
 
+import functools
 import itertools
 import math
 from collections.abc import Callable
@@ -195,18 +196,14 @@ def _unwrap(x: Any, /) -> tuple[tuple[Any, ...], Callable[..., Any]] | None:
     if type(x) is np.ndarray or isinstance(x, np.generic):
         return None
     if isinstance(x, np.ma.MaskedArray):
-        fill_value = x.fill_value
-        if np.array_equal(fill_value, np.ma.default_fill_value(x)):
-            fill_value = None  # implicit, as in numpy.tile (explicit, it would be cast)
-        return (np.ma.getdata(x), np.ma.getmaskarray(x)), lambda data, mask: np.ma.MaskedArray(
-            data, mask=mask, fill_value=fill_value
-        )
+        fill = None if np.array_equal(x.fill_value, np.ma.default_fill_value(x)) else x.fill_value
+        rebuild = functools.partial(np.ma.MaskedArray, fill_value=fill)  # implicit: as numpy.tile
+        return (np.ma.getdata(x), np.ma.getmaskarray(x)), rebuild  # (explicit, it would be cast)
     if isinstance(x, np.memmap):
         return (np.asarray(x),), np.asarray
     msg = (
-        f"xtile: cannot tile a {type(x).__module__}.{type(x).__name__}, a subclass of "
-        "numpy.ndarray whose extra meaning xtile does not know; pass `np.asarray(x)` to "
-        "tile its data (and rebuild the subclass), or use its own tile."
+        f"xtile: cannot tile a {type(x).__module__}.{type(x).__name__}, a numpy.ndarray subclass "
+        "unknown to xtile; pass `np.asarray(x)` (and rebuild it), or use its own tile."
     )
     raise TypeError(msg)
 

@@ -152,9 +152,8 @@ def _unwrap(t: torch.Tensor, /) -> None:
     if t.layout != torch.strided or t.is_nested or t.is_quantized:
         kind = "nested" if t.is_nested else "quantized" if t.is_quantized else str(t.layout)
         msg = (
-            f"xtile.tile: cannot tile a tensor of layout {kind}; only strided tensors are "
-            "taken. Convert it first (`x.to_dense()`, `x.dequantize()`, or tile each "
-            "component of a nested tensor)."
+            f"xtile.tile: cannot tile a tensor of layout {kind}, only strided ones: convert "
+            "it first (`x.to_dense()`, `x.dequantize()`, each component of a nested tensor)."
         )
         raise TypeError(msg)
 
@@ -171,16 +170,10 @@ def _recorded(t: torch.Tensor, /) -> bool:
 def _check_out(t: torch.Tensor, o: torch.Tensor, op: str, /) -> None:
     """`o` (`out`) and `t` (`x`) outside autograd and torch.func; `o` apart from `t`'s memory."""
     if o.requires_grad or any(_recorded(v) or _wrapped(v) for v in (t, o)):
-        msg = (
-            f"{op}: `out` cannot take a tile that autograd, forward AD or torch.func "
-            "tracks (writes into `out` would not be differentiated); leave `out` out."
-        )
+        msg = f"{op}: `out` cannot take a tile that autograd, forward AD or torch.func tracks."
         raise TypeError(msg)
     if o.is_inference() and not torch.is_inference_mode_enabled():
-        msg = (
-            f"{op}: `out` is an inference tensor, which cannot be written outside "
-            "`torch.inference_mode()`; pass a normal tensor, or call inside inference mode."
-        )
+        msg = f"{op}: `out` is an inference tensor: write it inside `torch.inference_mode()`."
         raise TypeError(msg)
     check_apart(t, o, op, o.stride(), 1, _overlap)
 
