@@ -26,7 +26,7 @@ def copy(x: Array, step: Copy, xp: Any, dest: Array | None = None) -> Array:
         return xp.reshape(xp.reshape(x, (-1,))[0:0], out_shape, copy=True)  # autograd's graph kept
     spread, view = view_shapes(step.shape, step.reps)
     view = xp.broadcast_to(xp.reshape(x, spread), view)
-    if not is_writeable_array(x):  # a library's copy of the view (JAX: one XLA program)
+    if is_lazy_array(x) or not is_writeable_array(x):  # its library's copy (JAX: one program)
         return xp.reshape(view, out_shape, copy=True)
     fresh = xp.empty(view.shape, dtype=x.dtype, device=device(x))
     fresh[...] = view  # a C-ordered array of the view's shape: its reshape is a view
