@@ -24,11 +24,11 @@ def copy(x: Array, step: Copy, xp: Any, dest: Array | None = None) -> Array:
         if is_lazy_array(x):
             return xp.empty(out_shape, dtype=x.dtype, device=device(x))
         return xp.reshape(xp.reshape(x, (-1,))[0:0], out_shape, copy=True)  # autograd's graph kept
-    spread, view = view_shapes(step.shape, step.reps)
-    view = xp.broadcast_to(xp.reshape(x, spread), view)
+    spread, view_shape = view_shapes(step.shape, step.reps)
+    view = xp.broadcast_to(xp.reshape(x, spread), view_shape)
     if is_lazy_array(x) or not is_writeable_array(x):  # its library's copy (JAX: one program)
         return xp.reshape(view, out_shape, copy=True)
-    fresh = xp.empty(view.shape, dtype=x.dtype, device=device(x))
+    fresh = xp.empty(view_shape, dtype=x.dtype, device=device(x))
     fresh[...] = view  # a C-ordered array of the view's shape: its reshape is a view
     return xp.reshape(fresh, out_shape)
 
