@@ -17,12 +17,19 @@ __all__ = ["INT64_MAX", "check_shape", "host_ints", "non_negative", "tile", "til
 Array = Any
 Shape = tuple[int, ...]
 INT64_MAX = 2**63 - 1
-_INT = {int}
 
 
 def short(value: object, /) -> str:
     """A repr that stays readable in an error message: short, and on one line."""
     return " ".join(reprlib.repr(value).split())
+
+
+def _ints(v: object, /) -> bool:
+    """Whether `v` is a tuple of Python ints (not a bool, nor a float of equal hash)."""
+    for r in v if type(v) is tuple else (None,):  # noqa: SIM110 (a loop: faster than all())
+        if type(r) is not int:
+            return False
+    return True
 
 
 def namespace(x: object, xp: Any, /, *, op: str, name: str) -> tuple[Any, Backend]:
@@ -106,8 +113,8 @@ def host_ints(
     dims: str = "0-D or 1-D",
 ) -> tuple[Shape, int]:
     """`repeats` (an int, a sequence, an integer array) as host ints, and its rank (0 or 1)."""
-    if type(repeats) is tuple and set(map(type, repeats)) <= _INT:
-        return repeats, 1
+    if _ints(repeats):
+        return repeats, 1  # type: ignore[return-value]
     if _backends.of(repeats) is not None:
         ints = _array_ints(repeats, op=op, name=name, int64=int64, dims=dims)
         return ints, repeats.ndim  # type: ignore[attr-defined]
@@ -183,11 +190,11 @@ def _numpy_reps(repeats: object, _x: Array, _xp: Any, op: str) -> Shape:
 def tile(
     x: Array,
     repeats: object,
+    xp: Any = None,
+    out: Array | None = None,
     /,
     *,
     op: str = "xtile.tile",
-    xp: Any = None,
-    out: Array | None = None,
     name: str = "x",
     parse: Callable[[object, Array, Any, str], Shape] = _numpy_reps,
 ) -> Array:
@@ -195,8 +202,7 @@ def tile(
     if (
         xp is None
         and parse is _numpy_reps
-        and type(repeats) is tuple
-        and set(map(type, repeats)) <= _INT
+        and _ints(repeats)
         and (found := _backends.of(x)) is not None
         and (read := found[1].layout) is not None
         and (layout := read(x)) is not None  # None while torch.compile traces
@@ -278,26 +284,19 @@ def _allocating(
     try:
         return run(x, out)
     except (MemoryError, RuntimeError) as e:
-        if (error := _out_of_memory(e, x, out_shape, xp, op)) is e:
+        text = str(e).lower()
+        if not (
+            isinstance(e, MemoryError) or "can't allocate memory" in text or "out of memory" in text
+        ):
             raise
-        raise error from e
-
-
-def _out_of_memory(e: BaseException, x: Array, out_shape: Shape, xp: Any, op: str) -> BaseException:
-    """`e` if it is not an allocator's failure; else a `MemoryError` naming the output."""
-    text = str(e).lower()
-    if not (
-        isinstance(e, MemoryError) or "can't allocate memory" in text or "out of memory" in text
-    ):
-        return e
-    nbytes = f"{math.prod(out_shape) * _itemsize(x.dtype, xp):_} bytes".replace("_", ",")
-    said = "" if type(e).__module__.startswith("numpy") else str(e).strip()
-    said = said.splitlines()[0] if said else ""
-    msg = (
-        f"{op}: cannot allocate the output of shape {out_shape} and dtype {x.dtype} "
-        f"({nbytes})" + (f"; the allocator said: {said}" if said else ".")
-    )
-    return MemoryError(msg)
+        nbytes = f"{math.prod(out_shape) * _itemsize(x.dtype, xp):_} bytes".replace("_", ",")
+        said = "" if type(e).__module__.startswith("numpy") else str(e).strip()
+        said = said.splitlines()[0] if said else ""
+        msg = (
+            f"{op}: cannot allocate the output of shape {out_shape} and dtype {x.dtype} "
+            f"({nbytes})" + (f"; the allocator said: {said}" if said else ".")
+        )
+        raise MemoryError(msg) from e
 
 
 def _itemsize(dtype: Any, xp: Any) -> int:

@@ -85,7 +85,7 @@ def tile(
     Array([[1, 2, 1, 2],
            [1, 2, 1, 2]], dtype=array_api_strict.int64)
     """
-    return _front.tile(x, repeats, xp=xp, out=out)
+    return _front.tile(x, repeats, xp, out)
 
 
 def tile_shape(shape: object, repeats: Repeats, /) -> tuple[int | None, ...]:

@@ -150,7 +150,7 @@ def tile(
         return _onnx_repeats(repeats, x.ndim, op=op)
 
     op = f"ONNX Tile-{version}"
-    return _front.tile(input, repeats, op=op, xp=xp, out=out, name="input", parse=parse)
+    return _front.tile(input, repeats, xp, out, op=op, name="input", parse=parse)
 
 
 def tile_v1(
@@ -224,7 +224,7 @@ def tile_v1(
         return tuple(n_tiles if i == ax % x.ndim else 1 for i in range(x.ndim))
 
     op = "ONNX Tile-1"
-    return _front.tile(input, tiles, op=op, xp=xp, out=out, name="input", parse=parse)
+    return _front.tile(input, tiles, xp, out, op=op, name="input", parse=parse)
 
 
 def _one_int(value: int | Array, /, *, op: str, name: str) -> int:

@@ -66,7 +66,7 @@ def tile(
     (0, 4)
     """
     op = "OpenVINO Tile-1"
-    return _front.tile(data, repeats, op=op, xp=xp, out=out, name="data", parse=_clamped)
+    return _front.tile(data, repeats, xp, out, op=op, name="data", parse=_clamped)
 
 
 def _clamped(repeats: object, _x: Any, _xp: Any, op: str) -> tuple[int, ...]:

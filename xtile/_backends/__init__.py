@@ -71,7 +71,7 @@ _BY_TYPE: dict[type, tuple[ModuleType, Backend]] = {}
 def compiling() -> bool:
     """Whether ``torch.compile`` traces now; never imports torch."""
     torch = sys.modules.get("torch")
-    return torch is not None and bool(torch.compiler.is_compiling())
+    return torch is not None and torch.compiler.is_compiling()
 
 
 def symbolic(v: object, /) -> bool:
@@ -102,7 +102,7 @@ def of(x: object, /) -> tuple[ModuleType, Backend] | None:
 
         from . import torch as module  # an import statement: Dynamo traces it, not importlib
 
-        return xp, module.BACKEND
+        return xp, module.BACKEND._replace(layout=None)  # the library's own tile
     if (found := _BY_TYPE.get(type(x))) is not None:
         return found
     if type(x) in (int, bool, float, tuple, list, str, bytes, type(None)):

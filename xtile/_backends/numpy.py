@@ -24,8 +24,16 @@ def _layout(x: Any, /) -> Layout | None:
         if not isinstance(x, np.generic):
             return None
         x = np.asarray(x)
-    raw = not x.dtype.hasobject and x.dtype.kind != "T"  # both hold pointers, not bytes
-    return tuple.__new__(Layout, (x.shape, x.strides, x.dtype.itemsize, raw, True, True, 1))
+    return _read(x.shape, x.strides, x.dtype)
+
+
+# a layout kept per (shape, strides, dtype): a dtype's fields are slow to read; object and
+# string items hold pointers, not bytes
+_read = functools.lru_cache(maxsize=256)(
+    lambda shape, strides, dtype: Layout(
+        shape, strides, dtype.itemsize, not dtype.hasobject and dtype.kind != "T", True, True, 1
+    )
+)
 
 
 def _whole_items(a: np.ndarray[Any, Any], /) -> np.ndarray[Any, Any]:
@@ -60,9 +68,9 @@ def _copy(step: Copy, /) -> Call:
 
     def copy(x: Any, dest: Any) -> Any:
         a = np.asarray(x)
-        w = _whole_items(a)
+        w, nbytes = _whole_items(a), size * a.itemsize
         if dest is None:
-            target = _placed(view_shape, w.dtype, w)
+            target = _placed(view_shape, w.dtype, w, nbytes)
         elif dest.flags.c_contiguous:
             target = _whole_items(dest).reshape(view_shape)
         else:  # each axis of a pair split in two: a view of any strides
@@ -73,7 +81,7 @@ def _copy(step: Copy, /) -> Call:
         source = w.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
-        elif size * a.itemsize < _threads.PARALLEL_BYTES:  # the common case, first
+        elif nbytes < _threads.PARALLEL_BYTES:  # the common case, first
             np.copyto(target, source)
         else:
             _parallel(np.copyto, target, source)
@@ -84,10 +92,9 @@ def _copy(step: Copy, /) -> Call:
     return copy
 
 
-def _placed(shape: tuple[int, ...], dtype: Any, source: Any, /) -> Any:
-    """A new array of `shape`, big ones 2 KiB from a `source` of whole 4 KiB, mod 4 KiB."""
-    n = math.prod(shape) * dtype.itemsize
-    if source.nbytes % 4096 or n < 1 << 20 or dtype.hasobject:
+def _placed(shape: tuple[int, ...], dtype: Any, source: Any, n: int, /) -> Any:
+    """A new array of `shape`, `n` bytes; big ones 2 KiB from a `source` of whole 4 KiB, mod 4K."""
+    if n < 1 << 20 or source.nbytes % 4096 or dtype.hasobject:
         return np.empty(shape, dtype)
     buf = np.empty(n + 4096, np.uint8)  # (4K aliasing: a source just below it is 10x slower)
     at = (source.ctypes.data + 2048 - buf.ctypes.data) % 4096 & ~63
@@ -234,6 +241,6 @@ BACKEND = Backend(
     replicate=_replicate,
     unwrap=_unwrap,
     check_out=_check_out,
-    empty=lambda shape, x: _placed(shape, x.dtype, x),
+    empty=lambda shape, x: _placed(shape, x.dtype, x, math.prod(shape) * x.itemsize),
     xp=xp,
 )

@@ -32,7 +32,6 @@ def _layout(t: torch.Tensor, /) -> Layout | None:
         or t.layout != torch.strided
         or t.is_nested
         or t.is_quantized
-        or _compiling()
         or _wrapped(t)
         or torch._C._get_tracing_state() is not None  # sizes traced as tensors: one copy
     ):
