@@ -11,11 +11,13 @@ is judged as the planner uses it: on the cases of ``--check`` (another seed, not
 fitted on), the time of the program the prices pick over the fastest candidate's, for
 the fitted prices and for the backend's own. It prints the prices to paste into
 ``xtile/_backends/<backend>.py``. ``--cases gen2`` times the cases of
-``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``). ``torch-cuda``
+``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``), ``--cases split``
+the sweep's cases with a short broadcast last axis (a copy by index). ``--only KINDS``
+fits only those kinds' prices, the others kept at the backend's own. ``torch-cuda``
 times and fits the prices of PyTorch's `DEVICE` model, on the GPU. Usage::
 
     python benchmarks/fit_cost.py [--backend numpy|torch|torch-cuda] [--n 80] [--seed 1] [--check 2]
-        [--cases sweep|gen2] [--data FILE]
+        [--cases sweep|gen2|split] [--only split,...] [--data FILE]
 """
 
 import argparse
@@ -59,6 +61,15 @@ def _cases(n: int, seed: int, big_bytes: int) -> list[_bench.Case]:
     return _bench.sweep_cases(n, seed) + small + big[: n // 4]
 
 
+def _split_cases(n: int, seed: int) -> list[_bench.Case]:
+    """The sweep's cases, each with a last axis of length 1 repeated 2 to 4 times."""
+    rng = np.random.default_rng(seed)
+    return [
+        c._replace(shape=(*c.shape, 1), reps=(*c.reps, int(rng.integers(2, 5))))
+        for c in _bench.sweep_cases(n, seed)
+    ]
+
+
 def _measure(
     backend: Any, cases: list[_bench.Case], repeat: int, device: str
 ) -> list[list[tuple[Any, float]]]:
@@ -81,7 +92,10 @@ def _measure(
         calls = [partial(_run.compile_program(p, backend, backend.xp), x, None) for p in programs]
         times = _bench.best_times(calls, sync, repeat)  # sampled in turns
         found.append(
-            [(_program.features(p, layout), t * 1e9) for p, t in zip(programs, times, strict=True)]
+            [
+                (_program.features(p, layout, model), t * 1e9)
+                for p, t in zip(programs, times, strict=True)
+            ]
         )
     print()
     return found
@@ -105,12 +119,13 @@ def _vector(steps: Any, kinds: list[str], big: int) -> np.ndarray:
     return v
 
 
-def _fit(data: Any, kinds: list[str], big: int) -> np.ndarray:
+def _fit(data: Any, kinds: list[str], big: int, fixed: np.ndarray | None = None) -> np.ndarray:
     """
     The prices: a non-negative least-squares fit of the times, in relative error.
 
     The candidates within 1.5x of their case's fastest weigh more: the prices must
-    rank those right, and only need to find the others dear.
+    rank those right, and only need to find the others dear. With `fixed` (prices,
+    NaN where free), only the free prices are fitted, to the time the others leave.
     """
     rows, targets = [], []
     for case in data:
@@ -119,7 +134,13 @@ def _fit(data: Any, kinds: list[str], big: int) -> np.ndarray:
             w = 1.0 if t <= 1.5 * fastest else 0.3
             rows.append(_vector(steps, kinds, big) / t * w)
             targets.append(w)
-    return _nnls(np.array(rows), np.array(targets))
+    a, b = np.array(rows), np.array(targets)
+    if fixed is None:
+        return _nnls(a, b)
+    free = np.isnan(fixed)
+    coef = np.where(free, 0.0, fixed)
+    coef[free] = _nnls(a[:, free], b - a[:, ~free] @ coef[~free])
+    return coef
 
 
 def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -153,7 +174,8 @@ def main() -> None:
     parser.add_argument("--check", type=int, default=2, help="the seed of the cases judged")
     parser.add_argument("--repeat", type=int, default=4)
     parser.add_argument("--data", help="a file for the timings: read if it exists, else written")
-    parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2"])
+    parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2", "split"])
+    parser.add_argument("--only", default="", help="the kinds to fit (default: all)")
     args = parser.parse_args()
     name, _, device = args.backend.partition("-")
     backend, device = load(name), device or "cpu"
@@ -162,19 +184,24 @@ def main() -> None:
     if args.data and Path(args.data).exists():
         train, check = pickle.loads(Path(args.data).read_bytes())
     else:
-        draw = partial(_cases, big_bytes=big) if args.cases == "sweep" else shapes2.cases
+        draw = {"sweep": partial(_cases, big_bytes=big), "split": _split_cases}.get(
+            args.cases, shapes2.cases
+        )
         train = _measure(backend, draw(args.n, args.seed), args.repeat, device)
         check = _measure(backend, draw(args.n, args.check), args.repeat, device)
         if args.data:
             Path(args.data).write_bytes(pickle.dumps((train, check)))
-    report(train, check, big, model)
+    report(train, check, big, model, [k for k in args.only.split(",") if k])
 
 
-def report(train: Any, check: Any, big: int, model: _program.Model) -> None:
-    """Fit on `train`, judge the fit and `model`'s own prices on both, print the prices."""
+def report(train: Any, check: Any, big: int, model: _program.Model, only: list[str]) -> None:
+    """Fit on `train` (`only` these kinds' prices), judge it and `model`'s own, print them."""
     kinds = [k for k in _program.KINDS if any(k == s[0] for c in train for f, _ in c for s in f)]
-    coef = _fit(train, kinds, big)
     own = np.array([v for k in kinds for v in _as_coefficients(getattr(model, k))])
+    fixed = np.array(
+        [np.nan if k in only else v for k in kinds for v in own[5 * kinds.index(k) :][:5]]
+    )
+    coef = _fit(train, kinds, big, fixed if only else None)
     for prices, c in (("fitted", coef), ("the backend's", own)):
         for name, data in (("fitted", train), ("held out", check)):
             r = _regret(data, c, kinds, big)

@@ -619,3 +619,28 @@ def _in_bounds(program: Program, itemsize: int) -> None:
     if program.name == "extended":  # each repeated axis is filled to its end
         replicated = {s.axis: s.stop for s in program.steps if isinstance(s, Replicate)}
         assert all(stop == out_shape[a] for a, stop in replicated.items()), why
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps", "by", "loops"),
+    [
+        ((50000, 1), (1, 3), 3, 3),  # 3 copies, each one strided loop
+        ((300, 200, 1), (1, 1, 3), 3, 3),
+        ((1000, 7, 1), (2, 1, 4), 4, 8),  # each copy: both halves of the output, 2 loops
+        ((1000, 1), (1, 5), 0, 1000),  # a fill of 5: one copy, 1000 inner loops of 5
+        ((4, 1), (1, 3), 0, 4),  # an axis of 4 before it: too short to copy by
+    ],
+)
+def test_a_copy_by_index_is_priced_as_numpy_writes_it(
+    shape: tuple[int, ...], reps: tuple[int, ...], by: int, loops: int
+) -> None:
+    """NumPy copies a short broadcast last axis one index at a time: `features` counts so."""
+    layout = _c_layout(shape, 4)
+    one = _program.candidates(layout, reps, NUMPY.model, True)[0]
+    assert one.steps == (Copy(shape, reps),)
+    assert bool(_program.split_at(*_program.view_shapes(shape, reps))) == bool(by)
+    size = math.prod(shape) * math.prod(reps)
+    kind = "split" if by else "copy"
+    assert _program.features(one, layout, NUMPY.model) == [(kind, (loops, size, 4 * size))]
+    no_split = NUMPY.model._replace(split=NONE)  # a backend whose copy does not split
+    assert _program.features(one, layout, no_split)[0][0] == "copy"

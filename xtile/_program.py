@@ -11,7 +11,7 @@ from typing import NamedTuple, TypeAlias
 __all__ = [
     "KINDS", "MAX_DIMS", "NONE", "OFF", "STAGE_BYTES", "STRATEGIES", "Copy", "Layout", "Model",
     "Program", "Repeat", "Replicate", "Whole", "c_ordered", "candidates", "cost", "features",
-    "fit_rank", "plan", "promote", "switched_off", "view_shapes",
+    "fit_rank", "plan", "promote", "split_at", "switched_off", "view_shapes",
 ]  # fmt: skip
 
 # limits, not tuning: the lowest rank limit of the array libraries' broadcast views,
@@ -24,7 +24,7 @@ Region: TypeAlias = tuple[tuple[int, int], ...]
 # ns per call, inner loop, element, byte written by a step under `Model.big`, byte over it
 Price: TypeAlias = tuple[float, float, float, float, float]
 NONE: Price = (math.inf, 0.0, 0.0, 0.0, 0.0)  # a step the backend does not have
-KINDS = ("copy", "item", "void", "repeat", "replicate", "native")
+KINDS = ("copy", "item", "void", "repeat", "replicate", "native", "split")
 
 
 class Layout(NamedTuple):
@@ -44,13 +44,14 @@ class Model(NamedTuple):
 
     # the prices (benchmarks/fit_cost.py) of: a broadcast copy; one whose runs move as
     # items of a machine word; as longer items (void); a repeat of blocks; a copy inside
-    # the output; the backend's own tile
+    # the output; the backend's own tile; a copy by index of a short last axis (`split_at`)
     copy: Price = (0.0, 0.0, 0.0, 0.0, 0.0)
     item: Price = NONE
     void: Price = NONE
     repeat: Price = NONE
     replicate: Price = NONE
     native: Price = NONE
+    split: Price = NONE
     big: int = 1 << 23  # the least step whose bytes cost the second byte price
     words: frozenset[int] = frozenset()  # run sizes a copy moves as one machine word
     interleaved: bool = False  # a written prefix copies to places interleaved with it
@@ -127,6 +128,14 @@ def view_shapes(shape: Shape, reps: Shape, /) -> tuple[Shape, Shape]:
     return tuple(spread), tuple(view)
 
 
+def split_at(spread: Shape, view_shape: Shape, /) -> int:
+    """The view's axes up to its last above 1 where that is a short fill, copied by index; or 0."""
+    n = max((i + 1 for i, d in enumerate(view_shape) if d != 1), default=0)
+    if n < 2 or spread[n - 1] != 1 or spread[n - 2] == 1:
+        return 0
+    return n if 1 < view_shape[n - 1] <= 4 < view_shape[n - 2] else 0
+
+
 def _c_strides(shape: Shape, itemsize: int, /) -> Shape:
     """The strides (bytes) of a C-ordered array of `shape`."""
     return tuple(itemsize * math.prod(shape[i + 1 :]) for i in range(len(shape)))
@@ -155,9 +164,9 @@ def _last(reps: Shape, /) -> int:
 
 
 def _copy_work(
-    shape: Shape, strides: Shape, reps: Shape, dest: Shape, itemsize: int, item: int, /
-) -> tuple[int, int, int]:
-    """The inner loops, elements and bytes of a copy into C-ordered `dest`, runs as `item`s."""
+    shape: Shape, strides: Shape, reps: Shape, dest: Shape, itemsize: int, item: int, split: bool, /
+) -> tuple[int, tuple[int, int, int]]:
+    """A copy into C-ordered `dest`, runs as `item`s: copies by index; loops, elements, bytes."""
     if item:
         last = _last(reps)
         w = math.prod(shape[last:]) * itemsize // item
@@ -169,13 +178,15 @@ def _copy_work(
             view += ((r, 0, d * t), (d, st, t))
         elif d * r != 1:
             view.append((d * r, st if r == 1 else 0, t))
+    by = view.pop()[0] if split and split_at(*view_shapes(shape, reps)) else 0
     size = math.prod(d for d, _, _ in view)
     inner, src, dst = view[-1] if view else (1, 0, 1)
     for d, s, t in reversed(view[:-1]):  # the axes that continue the innermost run
         if s != src * inner or t != dst * inner:
             break
         inner *= d
-    return size // inner, size, size * itemsize
+    n = max(by, 1)
+    return by, (n * size // inner, n * size, n * size * itemsize)
 
 
 def _replicate_work(step: Replicate, out_shape: Shape, itemsize: int, /) -> tuple[int, int, int]:
@@ -192,8 +203,10 @@ def _charge(m: Model, kind: str, work: tuple[int, int, int], /) -> float:
     return price[0] + work[0] * price[1] + work[1] * price[2] + work[2] * byte
 
 
-def features(program: Program, layout: Layout, /) -> list[tuple[str, tuple[int, int, int]]]:
-    """Each step's kind (of `KINDS`) and work: inner loops, elements, bytes written."""
+def features(
+    program: Program, layout: Layout, m: Model, /
+) -> list[tuple[str, tuple[int, int, int]]]:
+    """Each step's kind (of `KINDS`) and work (inner loops, elements, bytes) by `m`'s backend."""
     itemsize, out_shape = layout.itemsize, program.out_shape
     src = _promote_strides(layout, len(program.shape))  # the array so far's, in bytes
     steps: list[tuple[str, tuple[int, int, int]]] = []
@@ -201,9 +214,11 @@ def features(program: Program, layout: Layout, /) -> list[tuple[str, tuple[int, 
         if isinstance(step, Copy):
             made = _tiled(step.shape, step.reps)
             dest = made if step.region is None else out_shape
-            work = _copy_work(step.shape, src, step.reps, dest, itemsize, step.item)
-            kind = "copy" if not step.item else "item" if step.item in (1, 2, 4, 8, 16) else "void"
-            steps.append((kind, work))
+            by, work = _copy_work(
+                step.shape, src, step.reps, dest, itemsize, step.item, m.split != NONE
+            )
+            kind = "item" if step.item in (1, 2, 4, 8, 16) else "void" if step.item else "copy"
+            steps.append(("split" if by else kind, work))
             src = _c_strides(made, itemsize) if step.region is None else src
         elif isinstance(step, Repeat):  # its blocks of 1-32 bytes move as items, others by call
             n, made = math.prod(step.shape[: step.axis]) * step.r, _grown(*step)
@@ -213,14 +228,14 @@ def features(program: Program, layout: Layout, /) -> list[tuple[str, tuple[int, 
         elif isinstance(step, Replicate):
             steps.append(("replicate", _replicate_work(step, out_shape, itemsize)))
         else:
-            work = _copy_work(program.shape, src, program.reps, out_shape, itemsize, 0)
+            work = _copy_work(program.shape, src, program.reps, out_shape, itemsize, 0, False)[1]
             steps.append(("native", work))
     return steps
 
 
 def cost(program: Program, layout: Layout, m: Model, /) -> float:
     """The model's price of `program` on an input of `layout`, in nanoseconds."""
-    return sum(_charge(m, kind, work) for kind, work in features(program, layout))
+    return sum(_charge(m, kind, work) for kind, work in features(program, layout, m))
 
 
 def _tiled(shape: Shape, reps: Shape, /) -> Shape:
@@ -358,12 +373,11 @@ def _staged(
     def level(k: int, r: Shape) -> tuple[float, Steps]:
         """The cheapest chain to state `k`, then the level by `r` from it."""
         src = strides if k == n else _c_strides(state(k), itemsize)
-        work = _copy_work(state(k), src, r, _tiled(state(k), r), itemsize, 0)
-        options: list[tuple[float, Steps]] = [(_charge(m, "copy", work), (Copy(state(k), r),))]
+        options: list[Steps] = [(*best[k][1], Copy(state(k), r))]
         if m.repeat != NONE and (chain := _chain(state(k), src, r, itemsize)):
-            options.append((cost(base._replace(steps=chain), layout, m), chain))
-        c, steps = min(options, key=operator.itemgetter(0))
-        return best[k][0] + c, (*best[k][1], *steps)
+            options.append((*best[k][1], *chain))
+        priced = ((cost(base._replace(steps=s), layout, m), s) for s in options)
+        return min(priced, key=operator.itemgetter(0))
 
     best: dict[int, tuple[float, Steps]] = {n: (0.0, ())}
     for j in range(n - 1, 0, -1):

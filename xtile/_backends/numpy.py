@@ -10,7 +10,7 @@ import array_api_compat.numpy as xp
 import numpy as np
 
 from .. import _threads
-from .._program import Copy, Layout, Model, Repeat, Replicate, view_shapes
+from .._program import Copy, Layout, Model, Repeat, Replicate, split_at, view_shapes
 from . import Backend, Call, check_apart
 
 __all__ = ["BACKEND"]
@@ -64,7 +64,7 @@ def _copy(step: Copy, /) -> Call:
 
         return copy_items
     spread, view_shape = view_shapes(step.shape, step.reps)
-    split, size = _split(spread, view_shape), math.prod(out_shape)
+    split, size = split_at(spread, view_shape), math.prod(out_shape)
 
     def copy(x: Any, dest: Any) -> Any:
         a = np.asarray(x)
@@ -125,14 +125,6 @@ def _parallel(copy: Callable[[Any, Any], object], target: Any, source: Any, /) -
         return lambda: copy(target[part], source if source.shape[axis] == 1 else source[part])
 
     _threads.run([slab(a, b) for a, b in itertools.pairwise(cuts)])
-
-
-def _split(spread: tuple[int, ...], view_shape: tuple[int, ...], /) -> int:
-    """The view's axes up to its last of length above 1 where that is a short fill (0: none)."""
-    n = max((i + 1 for i, d in enumerate(view_shape) if d != 1), default=0)
-    if n < 2 or spread[n - 1] != 1 or spread[n - 2] == 1:
-        return 0
-    return n if 1 < view_shape[n - 1] <= 4 < view_shape[n - 2] else 0
 
 
 def _item_dtype(nbytes: int, /) -> np.dtype[Any]:
@@ -229,6 +221,7 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     void=(3883.0, 3.961, 1.5, 0.02472, 0.02353),
     repeat=(1415.0, 2.0, 0.0, 0.02314, 0.08247),
     replicate=(6361.0, 2.181, 0.0, 0.03887, 0.06),
+    split=(8136.0, 0.5285, 0.4257, 0.03349, 0.03349),
     words=frozenset({2, 4, 8}),
 )
 BACKEND = Backend(

@@ -20,7 +20,6 @@ __all__ = ["BACKEND"]
 _WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}
 HUGE_BYTES = 1 << 24  # the least fresh output backed by huge pages (docs/performance.md)
 _HUGE_PAGE, _MADV_HUGEPAGE = 1 << 21, 14
-_compiling = torch.compiler.is_compiling
 _wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 Shape = tuple[int, ...]
 
@@ -79,7 +78,8 @@ def _copy(step: Copy, /) -> Call:
         if dest is not None:
             dest.view(*view_shape).copy_(view)  # splits axes only: a view
             return dest
-        if big and size * x.element_size() >= HUGE_BYTES and _advisable(x):
+        # (a planned tensor is plain, eager and untraced: `_layout`) on the CPU, unrecorded
+        if big and size * x.element_size() >= HUGE_BYTES and x.is_cpu and not _recorded(x):
             fresh = _empty(out_shape, x)
             fresh.view(*view_shape).copy_(view)
             return fresh
@@ -110,17 +110,6 @@ def _madvise() -> Callable[[int, int, int], int] | None:
     madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     madvise.restype = ctypes.c_int
     return madvise
-
-
-def _advisable(t: torch.Tensor, /) -> bool:
-    """Whether a tile of `t` may go into a tensor made by `_empty`: plain, CPU, eager, untraced."""
-    return bool(
-        type(t) is torch.Tensor
-        and t.is_cpu
-        and not _compiling()
-        and torch._C._get_tracing_state() is None  # a trace would keep the empty's dtype, device
-        and not (_recorded(t) or _wrapped(t))  # autograd, forward AD, torch.func
-    )
 
 
 def _empty(shape: Shape, t: torch.Tensor, /) -> torch.Tensor:
