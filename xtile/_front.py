@@ -204,8 +204,8 @@ def tile(
         and parse is _numpy_reps
         and _ints(repeats)
         and (found := _backends.of(x)) is not None
-        and (read := found[1].layout) is not None
-        and (layout := read(x)) is not None  # None while torch.compile traces
+        and (read := found[1].layout) is not None  # None while torch.compile traces (`of`)
+        and (layout := read(x)) is not None
         and (into := True if out is None else read(out)) is not None
         and (kept := _run.KEPT.get((found[1].name, layout, repeats, into, _program.OFF.get())))
     ):  # a call seen before: its checks passed for this very key (and `out`'s layout)

@@ -178,7 +178,8 @@ def _copy_work(
             view += ((r, 0, d * t), (d, st, t))
         elif d * r != 1:
             view.append((d * r, st if r == 1 else 0, t))
-    by = view.pop()[0] if split and split_at(*view_shapes(shape, reps)) else 0
+    # runs moved as items go by index too on NumPy, priced as one copy (docs/performance.md)
+    by = view.pop()[0] if split and not item and split_at(*view_shapes(shape, reps)) else 0
     size = math.prod(d for d, _, _ in view)
     inner, src, dst = view[-1] if view else (1, 0, 1)
     for d, s, t in reversed(view[:-1]):  # the axes that continue the innermost run

@@ -25,7 +25,7 @@ Shape = tuple[int, ...]
 
 
 def _layout(t: torch.Tensor, /) -> Layout | None:
-    """What the planner reads of a plain tensor; None for one that gets one copy, uncached."""
+    """What the planner reads of a plain tensor, eager (`of`); None for one that gets one copy."""
     if (
         type(t) is not torch.Tensor
         or t.layout != torch.strided
@@ -78,7 +78,7 @@ def _copy(step: Copy, /) -> Call:
         if dest is not None:
             dest.view(*view_shape).copy_(view)  # splits axes only: a view
             return dest
-        # (a planned tensor is plain, eager and untraced: `_layout`) on the CPU, unrecorded
+        # a planned tensor is plain, untraced (`_layout`) and eager (`of`): on the CPU, unrecorded
         if big and size * x.element_size() >= HUGE_BYTES and x.is_cpu and not _recorded(x):
             fresh = _empty(out_shape, x)
             fresh.view(*view_shape).copy_(view)
