@@ -12,7 +12,7 @@ fitted on), the time of the program the prices pick over the fastest candidate's
 the fitted prices and for the backend's own. It prints the prices to paste into
 ``xtile/_backends/<backend>.py``. ``--cases gen2`` times the cases of
 ``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``), ``--cases split``
-the sweep's cases with a short last axis repeated 2 to 4 times (copies by index). ``--only KINDS``
+the sweep's cases with a last axis of 1 repeated 2 to 4 times (copies by index). ``--only KINDS``
 fits only those kinds' prices, the others kept at the backend's own. ``torch-cuda``
 times and fits the prices of PyTorch's `DEVICE` model, on the GPU. Usage::
 
@@ -62,17 +62,10 @@ def _cases(n: int, seed: int, big_bytes: int) -> list[_bench.Case]:
 
 
 def _split_cases(n: int, seed: int) -> list[_bench.Case]:
-    """
-    The sweep's cases, each with a last axis of 1 to 3 elements repeated 2 to 4 times.
-
-    A last axis of 1 is a fill, copied by index; of 2 or 3, its runs may move as items
-    whose copy is such a fill.
-    """
+    """The sweep's cases, each with a last axis of length 1 repeated 2 to 4 times: fills."""
     rng = np.random.default_rng(seed)
     return [
-        c._replace(
-            shape=(*c.shape, int(rng.choice([1, 1, 2, 3]))), reps=(*c.reps, int(rng.integers(2, 5)))
-        )
+        c._replace(shape=(*c.shape, 1), reps=(*c.reps, int(rng.integers(2, 5))))
         for c in _bench.sweep_cases(n, seed)
     ]
 
