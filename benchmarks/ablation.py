@@ -3,10 +3,10 @@ Ablation: xtile with each of its strategies switched off in turn, against the na
 
 For every backend and case it builds the input once and times, interleaved in one
 `xtile._cli._bench.best_times` call: the native tile; `xtile.tile` as users call it;
-`xtile.tile` inside ``xtile._program.switched_off()`` with nothing off (all on, the
+`xtile.tile` inside ``xtile._testing.switched_off()`` with nothing off (all on, the
 baseline of the ratios, with the same cost of entering the block as the others);
 and `xtile.tile` inside ``switched_off(name)`` for each name of
-``xtile._program.STRATEGIES``. Each variant's result is checked once per case against
+``xtile._testing.STRATEGIES``. Each variant's result is checked once per case against
 the native tile; a variant that differs or raises is reported and left out.
 
 Reported per backend and case source, for each strategy: the geomean, min and max
@@ -38,7 +38,7 @@ import numpy as np
 import shapes2  # benchmarks/shapes2.py, beside this script
 
 import xtile
-from xtile import _program
+from xtile import _testing
 from xtile._cli import _bench
 
 # a strategy "changed" a case when it moves its time by more than this, either way
@@ -135,7 +135,7 @@ def _within(names: Sequence[str], call: Callable[[], Any]) -> Callable[[], Any]:
 
     def switched() -> Any:  # numpydoc ignore=RT01
         """The call, with the strategies `names` off."""
-        with _program.switched_off(*names):
+        with _testing.switched_off(*names):
             return call()
 
     return switched
@@ -157,7 +157,7 @@ def run(
     sources : sequence of (str, sequence of Case)
         Named lists of cases (`parse_sources`).
     strategies : sequence of str
-        The strategies to switch off, one at a time: names of ``xtile._program.STRATEGIES``.
+        The strategies to switch off, one at a time: names of ``xtile._testing.STRATEGIES``.
     repeat : int, optional
         Samples per timing.
 
@@ -406,12 +406,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--csv", help="write every time and ratio to this CSV file")
     parser.add_argument("--only", help="comma-separated strategies to switch off (default: all)")
     args = parser.parse_args(argv)
-    strategies = list(_program.STRATEGIES)
+    strategies = list(_testing.STRATEGIES)
     if args.only:
         strategies = [s.strip() for s in args.only.split(",") if s.strip()]
-        unknown = set(strategies) - set(_program.STRATEGIES)
+        unknown = set(strategies) - set(_testing.STRATEGIES)
         if unknown:
-            parser.error(f"unknown strategies {sorted(unknown)}; they are {_program.STRATEGIES}")
+            parser.error(f"unknown strategies {sorted(unknown)}; they are {_testing.STRATEGIES}")
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     sources = parse_sources(args.cases)
     sys.stderr.write(

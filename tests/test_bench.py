@@ -114,9 +114,9 @@ def test_ablation_script() -> None:
     done = subprocess.run(
         [sys.executable, str(script), *args], capture_output=True, text=True, check=True
     )
-    from xtile import _program
+    from xtile._testing import STRATEGIES
 
-    for name in _program.STRATEGIES:
+    for name in STRATEGIES:
         assert f"| {name} |" in done.stdout
     assert "gen2:3:2" in done.stdout
 

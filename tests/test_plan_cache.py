@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import xtile
-from xtile import _backends, _program, _run
+from xtile import _backends, _program, _run, _testing
 
 compiled = _run.compiled
 
@@ -236,7 +236,7 @@ def test_a_strategy_switched_off_is_another_key() -> None:
     chosen = compiled("numpy", _key(3)[1], (40000,), True, frozenset())[0].name
     assert compiled.cache_info()[1:] == (1, 256, 1)
     off = chosen if chosen != "copy" else "staged"
-    with _program.switched_off(off):
+    with _testing.switched_off(off):
         np.testing.assert_array_equal(xtile.tile(x, 40000), np.tile(x, 40000))
         np.testing.assert_array_equal(xtile.tile(x, 40000), np.tile(x, 40000))
         program = compiled("numpy", _key(3)[1], (40000,), True, frozenset({off}))[0]

@@ -217,11 +217,11 @@ def test_forked_child_makes_its_own_pool() -> None:
     """
     code = (
         "import os, numpy as np, xtile\n"
-        "from xtile import _program, _threads\n"
+        "from xtile import _testing, _threads\n"
         "_threads.PARALLEL_BYTES = 0\n"
         "want = np.tile(np.eye(20), (30, 30))\n"
         "# the one broadcast copy, whatever the costs pick: it goes in slabs at any size\n"
-        "with xtile.threads(2), _program.switched_off(*_program.STRATEGIES):\n"
+        "with xtile.threads(2), _testing.switched_off(*_testing.STRATEGIES):\n"
         "    xtile.tile(np.eye(20), (30, 30))\n"
         "    assert _threads._STATE.pool is not None  # the parent's pool exists\n"
         "    pid = os.fork()\n"

@@ -1,23 +1,23 @@
 """The planner, integers only: a tile's `candidates` (docs/how-it-works.md), priced, and `plan`."""
 
-import contextlib
 import contextvars
 import itertools
 import math
 import operator
-from collections.abc import Iterator
 from typing import NamedTuple, TypeAlias
 
 __all__ = [
-    "KINDS", "MAX_DIMS", "NONE", "OFF", "STAGE_BYTES", "STRATEGIES", "Copy", "Layout", "Model",
-    "Program", "Repeat", "Replicate", "Whole", "c_ordered", "candidates", "cost", "features",
-    "fit_rank", "plan", "promote", "split_at", "switched_off", "view_shapes",
+    "KINDS", "MAX_DIMS", "NONE", "OFF", "SLAB_BYTES", "STAGE_BYTES", "Copy",
+    "Layout", "Model", "Program", "Repeat", "Replicate", "Slabs", "Whole", "c_ordered",
+    "candidates", "cost", "features", "fit_rank", "plan", "promote", "split_at", "view_shapes",
 ]  # fmt: skip
 
 # limits, not tuning: the lowest rank limit of the array libraries' broadcast views,
 # and the largest staged array (it stays in cache; the peak memory is the output's + this)
 MAX_DIMS = 64
 STAGE_BYTES = 1 << 15
+# a slab of a big output written by its own program (docs/performance.md)
+SLAB_BYTES = 1 << 21
 
 Shape: TypeAlias = tuple[int, ...]
 Region: TypeAlias = tuple[tuple[int, int], ...]
@@ -55,6 +55,8 @@ class Model(NamedTuple):
     big: int = 1 << 23  # the least step whose bytes cost the second byte price
     words: frozenset[int] = frozenset()  # run sizes a copy moves as one machine word
     interleaved: bool = False  # a written prefix copies to places interleaved with it
+    threads: int = 1  # the threads that write slabs of one output at once (`Slabs`)
+    stage: int = STAGE_BYTES  # the most bytes of a staged array
 
 
 class Copy(NamedTuple):
@@ -90,7 +92,14 @@ class Whole(NamedTuple):
     reps: Shape
 
 
-Step: TypeAlias = Copy | Repeat | Replicate | Whole
+class Slabs(NamedTuple):
+    """The output in slabs of the input's first axis, ``[a, b)`` each, by their own programs."""
+
+    cuts: tuple[tuple[int, int], ...]
+    programs: tuple["Program", ...]
+
+
+Step: TypeAlias = Copy | Repeat | Replicate | Whole | Slabs
 Steps: TypeAlias = tuple[Step, ...]
 
 
@@ -262,25 +271,28 @@ def plan(
     found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
     if "native" in off:  # `out=`: nor any output a `Repeat` makes (it would be a temporary)
         found = [p for p in found if not (p.steps and isinstance(p.steps[-1], Repeat))]
-    return min(found, key=operator.attrgetter("cost"))
+    best = min(found, key=operator.attrgetter("cost"))
+    # an extended program re-reads what it wrote: on a big output, slabs of the first axis
+    # (not one `x` gained) keep that in the cache, each a tile of its own, `m.threads` at once
+    if best.name != "extended" or "slabs" in off or m.threads < 2 or best.reps[0] != 1:
+        return best
+    d0, nbytes = best.shape[0], best.size * layout.itemsize
+    if (k := min(d0, nbytes // SLAB_BYTES)) < 2 or nbytes < m.big:
+        return best
+    cuts = tuple(itertools.pairwise(d0 * i // k for i in range(k + 1)))
+    off |= {"slabs", "native", "extended"}  # each slab into the output
+    each = m._replace(stage=m.stage // m.threads)  # the threads' staged arrays: one stage
+    made = {n: plan(layout._replace(shape=(n, *best.shape[1:])), best.reps, each, True, off)
+            for n in {b - a for a, b in cuts}}  # fmt: skip
+    programs = tuple(made[b - a] for a, b in cuts)
+    cost = sum(p.cost for p in programs) / min(k, m.threads)
+    slabs = best._replace(steps=(Slabs(cuts, programs),), cost=cost, name="slabs")
+    return min(best, slabs, key=operator.attrgetter("cost"))
 
 
-# the candidates switched off in this thread or task (`switched_off`), for ablations
+# the strategies switched off in this thread or task, for ablations
+# (`xtile._testing.switched_off`)
 OFF: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("OFF", default=frozenset())
-STRATEGIES = ("bytes", "native", "staged", "extended")
-
-
-@contextlib.contextmanager
-def switched_off(*names: str) -> Iterator[None]:
-    """Plan without the candidates `names` (of `STRATEGIES`) in this block, for ablations."""
-    if unknown := set(names) - set(STRATEGIES):
-        msg = f"unknown strategies {sorted(unknown)}; they are {STRATEGIES}."
-        raise ValueError(msg)
-    token = OFF.set(OFF.get() | frozenset(names))
-    try:
-        yield
-    finally:
-        OFF.reset(token)
 
 
 def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Program]:
@@ -354,7 +366,7 @@ def _item(
 def _staged(
     base: Program, layout: Layout, strides: Shape, m: Model, fresh: bool, /
 ) -> list[Program]:
-    """The programs that first tile the inner repeated axes into arrays of `STAGE_BYTES`."""
+    """The programs that first tile the inner repeated axes into arrays of `m.stage` bytes."""
     shape, reps, itemsize, out_shape = base.shape, base.reps, layout.itemsize, base.out_shape
     axes = [i for i, r in enumerate(reps) if r != 1]
     n = len(axes)
@@ -382,7 +394,7 @@ def _staged(
 
     best: dict[int, tuple[float, Steps]] = {n: (0.0, ())}
     for j in range(n - 1, 0, -1):
-        if math.prod(state(j)) * itemsize > STAGE_BYTES:
+        if math.prod(state(j)) * itemsize > m.stage:
             break
         best[j] = min((level(k, between(j, k)) for k in list(best)), key=operator.itemgetter(0))
     found: list[Program] = []
@@ -392,7 +404,7 @@ def _staged(
         if best[j][1]:
             found += _finals(base, layout, m, fresh, best[j][1], cur, left)
         a = axes[j - 1]
-        r, room = reps[a], STAGE_BYTES // (math.prod(cur) * itemsize)
+        r, room = reps[a], m.stage // (math.prod(cur) * itemsize)
         pairs = (d for i in range(1, math.isqrt(r) + 1) if r % i == 0 for d in (i, r // i))
         divisors = sorted({d for d in pairs if 1 < d <= min(r - 1, room)})
         ks = divisors[-2:] + [k for k in divisors[:-2] if k * k >= r][:1]

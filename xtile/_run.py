@@ -7,7 +7,7 @@ from typing import Any
 from array_api_compat import device, is_lazy_array, is_writeable_array
 
 from ._backends import Backend, Call, load
-from ._program import Copy, Layout, Program, Repeat, Replicate, Whole, plan, view_shapes
+from ._program import Copy, Layout, Program, Repeat, Replicate, Slabs, Whole, plan, view_shapes
 
 __all__ = ["KEPT", "compile_program", "compiled", "copy", "keep"]
 
@@ -72,7 +72,7 @@ def compile_program(
 
         return run
     writes = [
-        _write(step, backend, xp) for step in steps[cut:] if isinstance(step, Copy | Replicate)
+        _write(step, backend, xp) for step in steps[cut:] if not isinstance(step, Repeat | Whole)
     ]
     out_shape = program.out_shape
     empty = backend.empty or (lambda s, x: xp.empty(s, dtype=x.dtype, device=device(x)))
@@ -90,8 +90,8 @@ def compile_program(
 
 
 def _inside(step: object) -> bool:
-    """Whether `step` writes into the output (a region copy, a replication)."""
-    return isinstance(step, Replicate) or (isinstance(step, Copy) and step.region is not None)
+    """Whether `step` writes into the output (a region copy, a replication, slabs)."""
+    return isinstance(step, Replicate | Slabs) or getattr(step, "region", None) is not None
 
 
 def _copier(step: Copy, backend: Backend, xp: Any) -> Call:
@@ -101,8 +101,15 @@ def _copier(step: Copy, backend: Backend, xp: Any) -> Call:
     return lambda x, dest: copy(x, step, xp, dest)
 
 
-def _write(step: Copy | Replicate, backend: Backend, xp: Any) -> Callable[[Array, Array], Any]:
+def _write(
+    step: Copy | Replicate | Slabs, backend: Backend, xp: Any
+) -> Callable[[Array, Array], Any]:
     """A step that writes into the output, as a call ``(x, out)``."""
+    if isinstance(step, Slabs):  # each slab's program, on the backend's threads
+        made = {p: compile_program(p, backend, xp) for p in set(step.programs)}
+        calls = [(a, b, made[p]) for (a, b), p in zip(step.cuts, step.programs, strict=True)]
+        run = backend.slabs
+        return lambda x, out: run([functools.partial(c, x[a:b], out[a:b]) for a, b, c in calls])  # type: ignore[misc]
     if isinstance(step, Replicate):
         replicate = backend.replicate
         return lambda _, out: replicate(out, step)  # type: ignore[misc]

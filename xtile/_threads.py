@@ -113,38 +113,31 @@ def threads(n: int, /) -> Iterator[None]:
 
 def run(calls: Sequence[Callable[[], object]], /) -> None:
     """Run `calls` (C copies that release the GIL) on the pool, the last on this thread."""
+    if len(calls) > (n := count()):  # in turns, `count()` at once
+        calls = [lambda g=calls[i::n]: [c() for c in g] for i in range(n)]  # type: ignore[misc]
     state = _STATE
     with state.lock:
         shared = not state.busy and len(calls) > 1
         if shared:
             state.busy = True
-            if state.pool is None:
-                state.pool = ThreadPoolExecutor(_cpus(), thread_name_prefix="xtile")
-            pool = state.pool
-    if not shared:
-        for call in calls:
-            call()
-        return
+            state.pool = state.pool or ThreadPoolExecutor(_cpus(), thread_name_prefix="xtile")
     futures: list[Future[object]] = []
     try:
-        for i, call in enumerate(calls[:-1]):
+        for call in calls[:-1] if shared else ():
             try:
-                futures.append(pool.submit(call))
+                futures.append(state.pool.submit(call))  # type: ignore[union-attr]
             except RuntimeError:  # the interpreter is shutting down: no new threads
-                calls = [*calls[i:-1], calls[-1]]
                 break
-        else:
-            calls = calls[-1:]
         try:
-            for call in calls:
+            for call in calls[len(futures) :]:  # the rest, on this thread
                 call()
         finally:
             errors = [f.exception() for f in futures]
-        for error in errors:
-            if error is not None:
-                raise error
+        if (error := next(filter(None, errors), None)) is not None:
+            raise error
     finally:
-        state.busy = False
+        if shared:
+            state.busy = False
 
 
 if hasattr(os, "register_at_fork"):

@@ -37,6 +37,7 @@ class Backend(NamedTuple):
     check_out: Callable[[Array, Array, str], None] | None = None  # its own `out` checks
     empty: Callable[[tuple[int, ...], Array], Array] | None = None  # a new C-ordered array
     max_dims: int = MAX_DIMS  # the most axes of its broadcast view
+    slabs: Callable[[list[Callable[[], object]]], None] | None = None  # run on its threads
     xp: ModuleType | None = None  # its namespace, for the programs kept of it
 
 
@@ -66,6 +67,7 @@ _NAMES = {ns: lib.name for lib in LIBRARIES for ns in lib.namespaces}
 _TYPE_CACHED = frozenset(m for lib in LIBRARIES for m in lib.array_modules)
 # array type -> (namespace, backend), for the libraries whose namespace is the type's alone
 _BY_TYPE: dict[type, tuple[ModuleType, Backend]] = {}
+_NOT_ARRAYS = (int, bool, float, tuple, list, str, bytes, type(None))  # at once
 
 
 def compiling() -> bool:
@@ -105,9 +107,7 @@ def of(x: object, /) -> tuple[ModuleType, Backend] | None:
         return xp, module.BACKEND._replace(layout=None)  # the library's own tile
     if (found := _BY_TYPE.get(type(x))) is not None:
         return found
-    if type(x) in (int, bool, float, tuple, list, str, bytes, type(None)):
-        return None
-    if not array_api_compat.is_array_api_obj(x):
+    if type(x) in _NOT_ARRAYS or not array_api_compat.is_array_api_obj(x):
         return None
     xp = array_api_compat.array_namespace(x)
     found = xp, load(library(xp))

@@ -118,13 +118,9 @@ def _parallel(copy: Callable[[Any, Any], object], target: Any, source: Any, /) -
         copy(target, source)
         return
     cuts = [target.shape[axis] * i // n for i in range(n + 1)]
-    head = (slice(None),) * axis
-
-    def slab(a: int, b: int) -> Callable[[], object]:
-        part = (*head, slice(a, b))
-        return lambda: copy(target[part], source if source.shape[axis] == 1 else source[part])
-
-    _threads.run([slab(a, b) for a, b in itertools.pairwise(cuts)])
+    parts = [(*(slice(None),) * axis, slice(a, b)) for a, b in itertools.pairwise(cuts)]
+    same = source.shape[axis] == 1  # `source` broadcast along `axis`
+    _threads.run([functools.partial(copy, target[p], source if same else source[p]) for p in parts])
 
 
 def _item_dtype(nbytes: int, /) -> np.dtype[Any]:
@@ -151,32 +147,23 @@ def _replicate(out: Any, step: Replicate, /) -> None:
     """A prefix along an axis copied in place: doubled as 1-D void copies, else spread."""
     places, axis, n, stop = step
     inner = out.strides[axis]  # bytes of one index of `axis`, everything inside it whole
-    if stop <= 2 * n:
+    if stop <= 2 * n:  # 1-D copies of void items, which NumPy makes in place
         count, stride = _one_axis(places, out.strides[:axis])
-        _copy_bytes(out, 0, n * inner, (stop - n) * inner, count, stride)
+        nbytes, dst = (stop - n) * inner, n * inner
+        split = count == 1 and nbytes >= _threads.PARALLEL_BYTES  # one place's bytes in slabs
+        size = min(_MAX_VOID_BYTES, -(-nbytes // _threads.count()) if split else nbytes)
+        calls = []
+        for at in range(0, nbytes, size):
+            item = np.dtype((np.void, min(size, nbytes - at)))
+            to, of = (np.ndarray((count,), item, out, off + at, (stride,)) for off in (dst, 0))
+            calls.append(functools.partial(_parallel, np.copyto, to, of))
+        _threads.run(calls)
         return
     flat = out.reshape(-1).view(np.uint8)  # one place, by the plan: the prefix comes first
     block, whole = n * inner, stop // n
     _parallel(np.copyto, flat[block : whole * block].reshape(whole - 1, block), flat[None, :block])
     if rest := stop * inner - whole * block:
         flat[whole * block : whole * block + rest] = flat[:rest]
-
-
-def _copy_bytes(out: Any, src: int, dst: int, nbytes: int, count: int, stride: int, /) -> None:
-    """`nbytes` from offset `src` to `dst` of `out`, at `count` places `stride` apart, in place."""
-    # 1-D copies of void items, which NumPy makes in place; one place's bytes in slabs
-    split = count == 1 and nbytes >= _threads.PARALLEL_BYTES
-    size = min(_MAX_VOID_BYTES, -(-nbytes // _threads.count()) if split else nbytes)
-
-    def part(at: int) -> Callable[[], None]:
-        item = np.dtype((np.void, min(size, nbytes - at)))
-        to, of = (
-            np.ndarray((count,), dtype=item, buffer=out, offset=off + at, strides=(stride,))
-            for off in (dst, src)
-        )
-        return lambda: _parallel(np.copyto, to, of)
-
-    _threads.run([part(at) for at in range(0, nbytes, size)])
 
 
 def _one_axis(shape: tuple[int, ...], strides: tuple[int, ...], /) -> tuple[int, int]:
@@ -223,6 +210,7 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     replicate=(6361.0, 2.181, 0.0, 0.03887, 0.06),
     split=(8136.0, 0.5285, 0.4257, 0.03349, 0.03349),
     words=frozenset({2, 4, 8}),
+    threads=2,  # the fit's machine's
 )
 BACKEND = Backend(
     "numpy",
@@ -235,5 +223,6 @@ BACKEND = Backend(
     unwrap=_unwrap,
     check_out=_check_out,
     empty=lambda shape, x: _placed(shape, x.dtype, x, math.prod(shape) * x.itemsize),
+    slabs=_threads.run,
     xp=xp,
 )

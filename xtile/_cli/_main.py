@@ -243,10 +243,12 @@ def _explain(argv: list[str]) -> int:
         )
         return 0
     model = backend.model if layout.tuned else backend.device
+    chosen = _program.plan(layout, args.repeats, model, True)
     found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
-    print("chosen " + describe(found[0]))
-    for other in found[1:]:
-        print("beat " + describe(other))
+    print("chosen " + describe(chosen))
+    for other in found:
+        if other != chosen:
+            print("beat " + describe(other))
     return 0
 
 
@@ -362,6 +364,11 @@ def _step(step: _program.Step, /) -> str:
     """One step, in words."""
     if isinstance(step, _program.Whole):
         return f"the backend's own tile by {step.reps}"
+    if isinstance(step, _program.Slabs):
+        each = sorted({(b - a, p) for (a, b), p in zip(step.cuts, step.programs, strict=True)})
+        return f"slabs: {len(step.cuts)} of axis 0 on threads, each\n" + "\n".join(
+            f"    {n} rows: " + describe(p).replace("\n", "\n    ") for n, p in each
+        )
     if isinstance(step, _program.Repeat):
         return f"repeat: {step.shape} along axis {step.axis} x{step.r} into a fresh array"
     if isinstance(step, _program.Replicate):

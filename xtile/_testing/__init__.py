@@ -4,6 +4,7 @@ The harness shared by the tests and ``python -m xtile``: backends, devices, chec
 Not imported by ``import xtile``; it imports the backends it is asked for.
 """
 
+from ._ablation import STRATEGIES, switched_off
 from ._backends import (
     Backend,
     BackendUnavailableError,
@@ -21,6 +22,7 @@ from ._slabs import slabs_at_every_size
 
 __all__ = [
     "SPEC_EXAMPLES",
+    "STRATEGIES",
     "Backend",
     "BackendUnavailableError",
     "SpecExample",
@@ -31,6 +33,7 @@ __all__ = [
     "reps_tuple",
     "same_bits",
     "slabs_at_every_size",
+    "switched_off",
     "to_numpy",
     "uneven_chunks",
 ]
