@@ -13,12 +13,12 @@ from xtile._program import Copy, Layout, Program, Repeat, Replicate, Slabs
 from xtile._testing import switched_off
 
 NUMPY = _backends.load("numpy")
-# outputs of 13-48 MB whose cheapest whole program is extended (python -m xtile explain)
+# outputs of 23-51 MB whose cheapest whole program is extended (python -m xtile explain)
 SLABBED = [
     ((4000, 3), (1, 1000), "float32"),
     ((2000, 5), (1, 800), "float32"),
-    ((16, 64, 35, 35), (1, 1, 6, 4), "bool"),
-    ((54, 1, 22, 38, 1), (1, 2, 4, 1, 47), "int16"),
+    ((16, 200, 2, 5), (1, 100, 4, 2), "int16"),
+    ((756, 6, 1), (1, 317, 4), "float32"),
     ((4000, 3), (1000,), "float32"),  # `repeats` shorter than the input: its first is 1
 ]
 
@@ -52,16 +52,16 @@ def test_a_big_extended_program_is_planned_in_slabs(
     itemsize = np.dtype(dtype).itemsize
     for (a, b), part in zip(step.cuts, step.programs, strict=True):
         assert part.out_shape == (b - a, *program.out_shape[1:])
-        assert part.name in {"copy", "bytes", "staged"}  # no temporary output, no passes
+        assert part.name == "staged"  # room to stage: what slabs are for
         assert not isinstance(part.steps[-1], Repeat)
-        for s in part.steps:  # the staged arrays of all threads at once: one stage
+        for s in part.steps:  # two levels of a stage at once on each thread: one stage
             if isinstance(s, Repeat):
                 made = math.prod(s.shape) * s.r * itemsize
             elif isinstance(s, Copy) and s.region is None and s is not part.steps[-1]:
                 made = math.prod(s.shape) * math.prod(s.reps) * itemsize
             else:
                 continue
-            assert made * threads <= _program.STAGE_BYTES, (s, made)
+            assert made * 2 * threads <= _program.STAGE_BYTES, (s, made)
 
 
 @pytest.mark.parametrize(("shape", "reps", "dtype"), SLABBED, ids=str)
@@ -91,6 +91,8 @@ def test_slabs_write_the_tile(
         ((4000, 3), (2, 1000), "float32", "the first axis repeated"),
         ((4000, 3), (1, 160), "float32", "under the model's big size"),
         ((4000, 3), (1, 1000), "float32", "one thread by the model (PyTorch's)"),
+        ((16, 64, 35, 35), (1, 1, 6, 4), "bool", "its slabs would not stage (runs as items)"),
+        ((54, 1, 22, 38, 1), (1, 2, 4, 1, 47), "int16", "its slabs would not stage (copies)"),
     ],
     ids=lambda v: v if isinstance(v, str) and " " in v else "",
 )
@@ -138,7 +140,9 @@ def test_explain_shows_the_slabs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", "4000,3", "1,1000"]) == 0
     printed = capsys.readouterr().out
     assert printed.splitlines()[1].startswith("chosen slabs:")
-    assert "slabs: 22 of axis 0 on threads" in printed
+    x = np.empty((4000, 3), np.float32)
+    (step,) = _plan(x.shape, (1, 1000), "float32").steps
+    assert f"slabs: {len(step.cuts)} of axis 0 on threads" in printed  # type: ignore[union-attr]
     assert "beat extended:" in printed
 
 

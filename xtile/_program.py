@@ -17,7 +17,7 @@ __all__ = [
 MAX_DIMS = 64
 STAGE_BYTES = 1 << 15
 # a slab of a big output written by its own program (docs/performance.md)
-SLAB_BYTES = 1 << 21
+SLAB_BYTES = 1 << 20
 
 Shape: TypeAlias = tuple[int, ...]
 Region: TypeAlias = tuple[tuple[int, int], ...]
@@ -111,10 +111,10 @@ class Program(NamedTuple):
     out_shape: Shape
     size: int
     # steps that each make a fresh array from the array so far, then steps that write
-    # one output (`Copy` into a region, `Replicate`)
+    # one output (`Copy` into a region, `Replicate`); or one `Slabs`
     steps: Steps
     cost: float = 0.0  # ns, by the backend's model
-    name: str = "copy"  # which candidate
+    name: str = "copy"  # which candidate ("slabs": which `plan` may make of one)
 
 
 def promote(shape: tuple[int, ...], reps: Shape, /) -> tuple[Shape, Shape]:
@@ -267,13 +267,14 @@ def _promote_strides(layout: Layout, ndim: int, /) -> Shape:
 def plan(
     layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
 ) -> Program:
-    """The cheapest of the `candidates` not named in `off` (the one copy is never off)."""
+    """The cheapest of the `candidates` not named in `off` (never the one copy), or its slabs."""
     found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
     if "native" in off:  # `out=`: nor any output a `Repeat` makes (it would be a temporary)
         found = [p for p in found if not (p.steps and isinstance(p.steps[-1], Repeat))]
     best = min(found, key=operator.attrgetter("cost"))
-    # an extended program re-reads what it wrote: on a big output, slabs of the first axis
-    # (not one `x` gained) keep that in the cache, each a tile of its own, `m.threads` at once
+    # an extended program reads back what it wrote; on a big output, slabs of the first
+    # axis (not one `x` gained) may stage where the whole input could not (fewer rows),
+    # each a tile of its own that writes each byte once, `m.threads` of them at once
     if best.name != "extended" or "slabs" in off or m.threads < 2 or best.reps[0] != 1:
         return best
     d0, nbytes = best.shape[0], best.size * layout.itemsize
@@ -281,13 +282,14 @@ def plan(
         return best
     cuts = tuple(itertools.pairwise(d0 * i // k for i in range(k + 1)))
     off |= {"slabs", "native", "extended"}  # each slab into the output
-    each = m._replace(stage=m.stage // m.threads)  # the threads' staged arrays: one stage
+    each = m._replace(stage=m.stage // 2 // m.threads)  # 2: a level, and the next, at once
     made = {n: plan(layout._replace(shape=(n, *best.shape[1:])), best.reps, each, True, off)
             for n in {b - a for a, b in cuts}}  # fmt: skip
     programs = tuple(made[b - a] for a, b in cuts)
     cost = sum(p.cost for p in programs) / min(k, m.threads)
     slabs = best._replace(steps=(Slabs(cuts, programs),), cost=cost, name="slabs")
-    return min(best, slabs, key=operator.attrgetter("cost"))
+    staged = all(p.name == "staged" for p in programs)  # what slabs make room for (docs)
+    return min(best, slabs, key=operator.attrgetter("cost")) if staged else best
 
 
 # the strategies switched off in this thread or task, for ablations

@@ -111,9 +111,9 @@ def threads(n: int, /) -> Iterator[None]:
         _LIMIT.reset(token)
 
 
-def run(calls: Sequence[Callable[[], object]], /) -> None:
+def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
     """Run `calls` (C copies that release the GIL) on the pool, the last on this thread."""
-    if len(calls) > (n := count()):  # in turns, `count()` at once
+    if len(calls) > 1 and len(calls) > (n := min(count(), most)):  # in turns, `n` at once
         calls = [lambda g=calls[i::n]: [c() for c in g] for i in range(n)]  # type: ignore[misc]
     state = _STATE
     with state.lock:

@@ -37,7 +37,8 @@ class Backend(NamedTuple):
     check_out: Callable[[Array, Array, str], None] | None = None  # its own `out` checks
     empty: Callable[[tuple[int, ...], Array], Array] | None = None  # a new C-ordered array
     max_dims: int = MAX_DIMS  # the most axes of its broadcast view
-    slabs: Callable[[list[Callable[[], object]]], None] | None = None  # run on its threads
+    # runs the calls of a `Slabs` step (a model of `threads` >= 2 plans them)
+    slabs: Callable[[list[Callable[[], object]]], None] | None = None
     xp: ModuleType | None = None  # its namespace, for the programs kept of it
 
 

@@ -19,11 +19,9 @@ _MAX_VOID_BYTES = 1 << 30  # NumPy's void items hold fewer than 2**31 bytes
 
 
 def _layout(x: Any, /) -> Layout | None:
-    """What the planner reads of a plain `numpy.ndarray` (a NumPy scalar: its 0-D array)."""
-    if type(x) is not np.ndarray:
-        if not isinstance(x, np.generic):
-            return None
-        x = np.asarray(x)
+    """What the planner reads of a plain `numpy.ndarray` (a NumPy scalar: as its 0-D array)."""
+    if type(x) is not np.ndarray and not isinstance(x, np.generic):
+        return None
     return _read(x.shape, x.strides, x.dtype)
 
 
@@ -223,6 +221,6 @@ BACKEND = Backend(
     unwrap=_unwrap,
     check_out=_check_out,
     empty=lambda shape, x: _placed(shape, x.dtype, x, math.prod(shape) * x.itemsize),
-    slabs=_threads.run,
+    slabs=lambda calls: _threads.run(calls, MODEL.threads),  # the threads its prices assume
     xp=xp,
 )
