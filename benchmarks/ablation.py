@@ -17,7 +17,10 @@ time over xtile's: above 1 xtile is faster). Usage::
 
     python benchmarks/ablation.py [--backends numpy,torch-1thread,torch]
         [--cases sweep:23:300,gen2:5:300,matrix] [--repeat 5] [--csv FILE]
-        [--only staged,extended]
+        [--only staged,extended] [--changed]
+
+``--changed`` keeps only the cases whose NumPy program (fresh, or into a C-ordered
+`out`) the strategies change: what they gain where they act, timed quickly.
 
 Case sources: ``sweep:SEED:N`` is ``xtile._cli._bench.sweep_cases(N, SEED)``,
 ``gen2:SEED:N`` is ``shapes2.cases(N, SEED)`` (``benchmarks/shapes2.py``) and
@@ -38,7 +41,7 @@ import numpy as np
 import shapes2  # benchmarks/shapes2.py, beside this script
 
 import xtile
-from xtile import _testing
+from xtile import _backends, _program, _testing
 from xtile._cli import _bench
 
 # a strategy "changed" a case when it moves its time by more than this, either way
@@ -118,6 +121,41 @@ def parse_sources(spec: str) -> list[tuple[str, list[_bench.Case]]]:
             msg = f"unknown case source {item!r}: sweep:SEED:N, gen2:SEED:N or matrix"
             raise ValueError(msg)
     return sources
+
+
+def replanned(
+    sources: Sequence[tuple[str, Sequence[_bench.Case]]], strategies: Sequence[str]
+) -> list[tuple[str, list[_bench.Case]]]:
+    """
+    The cases whose NumPy program changes with `strategies` off, fresh or into `out`.
+
+    Parameters
+    ----------
+    sources : sequence of (str, sequence of Case)
+        Named lists of cases (`parse_sources`).
+    strategies : sequence of str
+        Names of ``xtile._testing.STRATEGIES``.
+
+    Returns
+    -------
+    list of (str, list of Case)
+        Each source with only those cases: timing them alone is quick, and no noise of
+        the cases a strategy does not touch dilutes what it gains.
+    """
+    numpy = _backends.load("numpy")
+    off = frozenset(strategies)
+
+    def changes(case: _bench.Case) -> bool:  # numpydoc ignore=RT01
+        """Whether switching `strategies` off changes the case's program."""
+        layout = numpy.layout(np.empty(case.shape, case.dtype))  # type: ignore[misc]
+        assert layout is not None  # a plain array's
+        return any(
+            _program.plan(layout, case.reps, numpy.model, True, into)
+            != _program.plan(layout, case.reps, numpy.model, True, into | off)
+            for into in (frozenset(), frozenset({"native"}))  # fresh, a C-ordered `out`
+        )
+
+    return [(name, [c for c in cases if changes(c)]) for name, cases in sources]
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -405,6 +443,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--csv", help="write every time and ratio to this CSV file")
     parser.add_argument("--only", help="comma-separated strategies to switch off (default: all)")
+    parser.add_argument(
+        "--changed", action="store_true", help="only the cases whose NumPy program they change"
+    )
     args = parser.parse_args(argv)
     strategies = list(_testing.STRATEGIES)
     if args.only:
@@ -414,6 +455,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unknown strategies {sorted(unknown)}; they are {_testing.STRATEGIES}")
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     sources = parse_sources(args.cases)
+    if args.changed:
+        sources = replanned(sources, strategies)
     sys.stderr.write(
         f"xtile {xtile.__version__}; strategies off in turn: {', '.join(strategies)}; "
         f"{sum(len(c) for _, c in sources)} cases x {len(backends)} backends\n"

@@ -286,10 +286,9 @@ def plan(
     made = {n: plan(layout._replace(shape=(n, *best.shape[1:])), best.reps, each, True, off)
             for n in {b - a for a, b in cuts}}  # fmt: skip
     programs = tuple(made[b - a] for a, b in cuts)
-    cost = sum(p.cost for p in programs) / min(k, m.threads)
+    cost = sum(p.cost for p in programs)  # not shared out: prices fitted on `threads` count them
     slabs = best._replace(steps=(Slabs(cuts, programs),), cost=cost, name="slabs")
-    staged = all(p.name == "staged" for p in programs)  # what slabs make room for (docs)
-    return min(best, slabs, key=operator.attrgetter("cost")) if staged else best
+    return min(best, slabs, key=operator.attrgetter("cost"))
 
 
 # the strategies switched off in this thread or task, for ablations
