@@ -6,10 +6,12 @@ package is copied under the name ``xtile_before`` and imported beside ``xtile``,
 for every case the native tile, the older and this xtile are timed in turns
 (`xtile._cli._bench.best_times`), so the machine's slow phases weigh on all three
 alike. It prints per backend the summary of each against the native tile (geomean,
-minimum, cases below 0.9, the ten worst) and the geomean of before / after time. Usage::
+minimum, cases below 0.9, the ten worst), the geomean of before / after time and the five
+cases that lost most. ``--cases named`` times the cases that lost to the native tile by
+most where they were found (`NAMED`). Usage::
 
     git worktree add /tmp/before <commit>
-    python benchmarks/versus.py --before /tmp/before [--cases sweep|gen2|matrix]
+    python benchmarks/versus.py --before /tmp/before [--cases sweep|gen2|matrix|named]
         [--n 200] [--seed 23] [--backends numpy,torch-1thread,torch] [--repeat 3]
 """
 
@@ -31,6 +33,20 @@ from xtile._cli import _bench
 sys.path.insert(0, str(Path(__file__).parent))
 import shapes2
 
+# the cases that lost to the native tile by most, named where they were found
+NAMED = [
+    _bench.Case((2, 2, 1000, 16, 2), (4, 3, 1), "uint8", "32-byte runs"),
+    _bench.Case((1000, 5), (2, 1, 8), "float32", ""),
+    _bench.Case((16, 1, 1, 64, 1), (8, 32, 1), "complex64", ""),
+    _bench.Case((64, 1, 16, 3), (8,), "complex64", ""),
+    _bench.Case((64, 100, 1), (1, 3, 32), "complex64", ""),
+    _bench.Case((16, 4, 32, 32), (1, 1, 5, 6), "uint8", "32-byte runs"),
+    _bench.Case((1, 4, 2956, 8), (1, 1, 4, 4), "int8", "8-byte runs"),
+    _bench.Case((13, 142, 2), (1, 815, 1), "int32", ""),
+    _bench.Case((78, 69, 5), (1, 11, 46), "float16", ""),
+    _bench.Case((62, 1, 8, 16), (1, 57, 1, 12), "float32", ""),
+]
+
 
 def _import_before(tree: str) -> Any:
     """The xtile package of source tree `tree`, imported as ``xtile_before``."""
@@ -44,7 +60,7 @@ def main() -> None:
     """Time the cases and print both summaries and the before / after geomean."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--before", required=True, help="the older source tree")
-    parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2", "matrix"])
+    parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2", "matrix", "named"])
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--seed", type=int, default=23)
     parser.add_argument("--backends", default="numpy,torch-1thread,torch")
@@ -57,6 +73,8 @@ def main() -> None:
         else shapes2.cases(args.n, args.seed)
         if args.cases == "gen2"
         else _bench.CASES
+        if args.cases == "matrix"
+        else NAMED
     )
     rows: list[tuple[str, _bench.Result, _bench.Result]] = []
     for name, b in _bench._backends(args.backends.split(",")):
@@ -85,6 +103,11 @@ def main() -> None:
     for name in dict.fromkeys(r[0] for r in rows):
         ratios = [old.xtile_s / new.xtile_s for n, old, new in rows if n == name]
         print(f"{name}: before / after time, geomean {_bench._geomean(ratios):.3f}")
+        changed = sorted(
+            (old.xtile_s / new.xtile_s, new.case, new.dtype) for n, old, new in rows if n == name
+        )
+        for ratio, case, dtype in changed[:5]:  # the cases that lost most: rerun those
+            print(f"    before / after {ratio:.2f}  {case} {dtype}")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ import pytest
 
 import xtile
 from xtile import _run, _threads
+from xtile._backends import load
 from xtile._cli import _bench
+from xtile._program import plan
 from xtile._testing import arange
 
 SLACK = 64 * 1024  # index arrays, small Python objects; far below one output
@@ -175,3 +177,14 @@ def test_numpy_sweep(case: _bench.Case) -> None:
         peak, out = peak_bytes(lambda: xtile.tile(x, case.reps))
         assert out.nbytes <= peak <= out.nbytes + SLACK, (peak, out.nbytes)
     np.testing.assert_array_equal(out, np.tile(x, case.reps))
+
+
+def test_numpy_gather_index_within_the_slack() -> None:
+    """A gather's index (made on the first call, at most the stage) stays within the slack."""
+    x = arange((16, 4, 32, 32)).astype("uint8")
+    reps = (1, 1, 5, 6)
+    numpy = load("numpy")
+    assert plan(numpy.layout(x), reps, numpy.model, True).name == "gather"  # type: ignore[arg-type,misc]
+    for _ in range(2):  # the second call runs the cached program
+        peak, out = peak_bytes(lambda: xtile.tile(x, reps))
+        assert out.nbytes <= peak <= out.nbytes + SLACK, (peak, out.nbytes)

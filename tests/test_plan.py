@@ -18,7 +18,7 @@ from xtile._testing import STRATEGIES, switched_off, to_numpy
 
 NUMPY = _backends.load("numpy")
 # the names `candidates` may give (docs/how-it-works.md)
-NAMES = {"copy", "bytes", "native", "staged", "extended", "empty"}
+NAMES = {"copy", "bytes", "gather", "native", "staged", "extended", "empty"}
 DTYPES = {1: "int8", 2: "int16", 4: "int32", 8: "int64", 16: "complex128"}
 SENTINEL = -1  # never a value of `_array`: a byte left unwritten shows
 
@@ -156,7 +156,6 @@ def test_programs(
             assert 0 < program.cost < math.inf
         full_shape, full_reps = _program.promote(shape, reps)
         assert program.out_shape == tuple(d * r for d, r in zip(full_shape, full_reps, strict=True))
-        assert program.size == math.prod(program.out_shape)
         _check(program, x, NUMPY, NUMPY.xp, fresh)
     if _have("torch"):
         import torch
@@ -179,7 +178,7 @@ def test_flags_gate_the_candidates(
     shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int
 ) -> None:
     """
-    Bytes and extended need raw items and a fresh output; parts of an output need plain
+    Bytes, gather and extended need raw items and a fresh output; parts of an output need plain
     writes; a model without prices (array-api-strict's, CuPy's) gets one copy.
     """
     m = NUMPY.model
@@ -192,9 +191,9 @@ def test_flags_gate_the_candidates(
     def programs(fresh: bool = True, **flags: bool) -> list[Program]:
         return _program.candidates(_c_layout(shape, itemsize, **flags), reps, m, fresh)
 
-    assert not names(raw=False) & {"bytes", "extended"}
+    assert not names(raw=False) & {"bytes", "gather", "extended"}
     assert not any(_has_items(p) for p in programs(raw=False))
-    assert not names(fresh=False) & {"bytes", "extended"}
+    assert not names(fresh=False) & {"bytes", "gather", "extended"}
     assert not any(_has_items(p) for p in programs(fresh=False))
     assert "extended" not in names(parts=False)
     assert not any(_writes_into_output(p) for p in programs(parts=False))
@@ -206,6 +205,7 @@ def test_flags_gate_the_candidates(
         assert all(isinstance(s, Copy) and s.region is None for s in p.steps)
     # a step the backend lacks (an infinite cost) is never a candidate
     assert "bytes" not in names(model=m._replace(item=NONE, void=NONE))
+    assert "gather" not in names(model=m._replace(gather=NONE))
     assert "native" not in names(model=m._replace(repeat=NONE, native=NONE))
     assert "extended" not in names(model=m._replace(replicate=NONE))
     # only the repeated axes of an input with more than one element ever need a program
@@ -433,7 +433,8 @@ def test_explain_names_every_step() -> None:
             if isinstance(step, Copy) and step.region is not None:
                 assert line.endswith("-> " + _region(step.region))
             if isinstance(step, Copy) and step.item:
-                assert f"items of {step.item} bytes" in line
+                taken = f"runs of {step.item} bytes taken by index, numpy.take"
+                assert (taken if step.gather else f"items of {step.item} bytes") in line
         if not program.steps:
             assert "empty" in lines[0]
     rest = _staged_with_a_rest().steps[-1]

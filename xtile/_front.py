@@ -272,7 +272,7 @@ def _plain(
     # tensor it traces, compiles, exports or wraps (it takes symbolic sizes: one ONNX Tile)
     whole = backend.whole is not None
     steps = (_program.Whole(full),) if whole else _program.fit_rank(shape, full, backend.max_dims)
-    program = _program.Program(shape, full, out_shape, math.prod(out_shape), steps)
+    program = _program.Program(shape, full, out_shape, steps)
     call = _run.compile_program(program, backend, xp, tile)  # `tile`: a Dask task's
     return _allocating(call, x, out, out_shape, xp, op)
 

@@ -24,7 +24,7 @@ Region: TypeAlias = tuple[tuple[int, int], ...]
 # ns per call, inner loop, element, byte written by a step under `Model.big`, byte over it
 Price: TypeAlias = tuple[float, float, float, float, float]
 NONE: Price = (math.inf, 0.0, 0.0, 0.0, 0.0)  # a step the backend does not have
-KINDS = ("copy", "item", "void", "repeat", "replicate", "native", "split")
+KINDS = ("copy", "item", "void", "gather", "repeat", "replicate", "native", "split")
 
 
 class Layout(NamedTuple):
@@ -48,6 +48,7 @@ class Model(NamedTuple):
     copy: Price = (0.0, 0.0, 0.0, 0.0, 0.0)
     item: Price = NONE
     void: Price = NONE
+    gather: Price = NONE
     repeat: Price = NONE
     replicate: Price = NONE
     native: Price = NONE
@@ -67,6 +68,7 @@ class Copy(NamedTuple):
     region: Region | None = None
     source: Shape | None = None
     item: int = 0
+    gather: bool = False  # its runs of `item` bytes taken by their index (`numpy.take`)
 
 
 class Repeat(NamedTuple):
@@ -109,7 +111,6 @@ class Program(NamedTuple):
     shape: Shape  # the input's, promoted
     reps: Shape  # promoted
     out_shape: Shape
-    size: int
     # steps that each make a fresh array from the array so far, then steps that write
     # one output (`Copy` into a region, `Replicate`); or one `Slabs`
     steps: Steps
@@ -228,6 +229,9 @@ def features(
                 step.shape, src, step.reps, dest, itemsize, step.item, m.split != NONE
             )
             kind = "item" if step.item in (1, 2, 4, 8, 16) else "void" if step.item else "copy"
+            if step.gather:  # as a `Repeat`'s blocks: runs of 1-32 bytes move as items
+                n = work[1] * (step.item in (1, 2, 4, 8, 16, 32))
+                kind, work = "gather", (work[1] - n, n, work[2])
             steps.append(("split" if by else kind, work))
             src = _c_strides(made, itemsize) if step.region is None else src
         elif isinstance(step, Repeat):  # its blocks of 1-32 bytes move as items, others by call
@@ -268,6 +272,7 @@ def plan(
     layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
 ) -> Program:
     """The cheapest of the `candidates` not named in `off` (never the one copy), or its slabs."""
+    m = m._replace(gather=NONE) if "gather" in off else m  # in any candidate
     found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
     if "native" in off:  # `out=`: nor any output a `Repeat` makes (it would be a temporary)
         found = [p for p in found if not (p.steps and isinstance(p.steps[-1], Repeat))]
@@ -277,11 +282,11 @@ def plan(
     # each a tile of its own that writes each byte once, `m.threads` of them at once
     if best.name != "extended" or "slabs" in off or m.threads < 2 or best.reps[0] != 1:
         return best
-    d0, nbytes = best.shape[0], best.size * layout.itemsize
+    d0, nbytes = best.shape[0], math.prod(best.out_shape) * layout.itemsize
     if (k := min(d0, nbytes // SLAB_BYTES)) < 2 or nbytes < m.big:
         return best
     cuts = tuple(itertools.pairwise(d0 * i // k for i in range(k + 1)))
-    off |= {"slabs", "native", "extended"}  # each slab into the output
+    off |= {"slabs", "native", "extended", "gather"}  # each slab into the output, no index
     each = m._replace(stage=m.stage // 2 // m.threads)  # 2: a level, and the next, at once
     made = {n: plan(layout._replace(shape=(n, *best.shape[1:])), best.reps, each, True, off)
             for n in {b - a for a, b in cuts}}  # fmt: skip
@@ -301,7 +306,7 @@ def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Pr
     shape, reps = promote(tuple(layout.shape), reps)
     out_shape = _tiled(shape, reps)
     size = math.prod(out_shape)
-    base = Program(shape, reps, out_shape, size, ())
+    base = Program(shape, reps, out_shape, ())
     if not size:
         return [base._replace(name="empty")]
     one = base._replace(steps=(Copy(shape, reps),))
@@ -311,8 +316,8 @@ def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Pr
     if len(view_shapes(shape, reps)[1]) > MAX_DIMS:
         return [base._replace(steps=fit_rank(shape, reps), name="copy")]
     found = [one]
-    if item := _item(shape, strides, reps, layout, m, fresh):
-        found.append(one._replace(steps=(Copy(shape, reps, item=item),), name="bytes"))
+    for c in _items(shape, strides, reps, layout, m, fresh):
+        found.append(one._replace(steps=(c,), name="gather" if c.gather else "bytes"))
     if any(m.copy):  # a model without prices (array-api-strict's, CuPy's) takes one copy
         # the native program writes into a fresh output only; NumPy's chain of repeats
         # takes a C-ordered input only
@@ -348,20 +353,24 @@ def _chain(shape: Shape, strides: Shape, reps: Shape, itemsize: int, /) -> Steps
     return tuple(steps) if fits else ()
 
 
-def _item(
-    shape: Shape, strides: Shape, reps: Shape, layout: Layout, m: Model, fresh: bool, /
-) -> int:
-    """The bytes a copy may move each run as (0: none): its runs contiguous, raw, fresh."""
-    last = _last(reps)
-    run = math.prod(shape[last:]) * layout.itemsize
-    if last < 0 or not (fresh and layout.raw and run > layout.itemsize):
-        return 0
-    if not _contiguous(shape[last:], strides[last:], layout.itemsize):
-        return 0
-    if run not in (2, 4, 8) and m.void != NONE and run < 1 << 30:  # as one void item
-        return run
-    word = max((w for w in m.words if run % w == 0 and w > layout.itemsize), default=0)
-    return word if m.item != NONE else 0
+def _items(
+    shape: Shape, strides: Shape, reps: Shape, layout: Layout, m: Model, fresh: bool,
+    region: Region | None = None, dense: bool = True, /,
+) -> list[Copy]:  # fmt: skip
+    """The copies of runs (contiguous, raw, fresh) as items, and gathered by an index of runs."""
+    last, size = _last(reps), layout.itemsize
+    run = math.prod(shape[last:]) * size
+    if last < 0 or not (fresh and layout.raw and _contiguous(shape[last:], strides[last:], size)):
+        return []
+    word = max((w for w in m.words if run % w == 0 and w > size), default=0)
+    void = run not in (2, 4, 8) and m.void != NONE and run < 1 << 30
+    item = 0 if run == size else run if void else word if m.item != NONE else 0
+    found = [Copy(shape, reps, region, item=item)] if item else []
+    first = reps.index(next(r for r in reps if r != 1))  # an index of the runs it fits the stage
+    fits = math.prod(_tiled(shape, reps)[first:]) * size // run * 8 <= m.stage
+    if m.gather != NONE and dense and fits and _contiguous(shape, strides, size):
+        found.append(Copy(shape, reps, region, item=run, gather=True))
+    return found
 
 
 def _staged(
@@ -372,35 +381,31 @@ def _staged(
     axes = [i for i, r in enumerate(reps) if r != 1]
     n = len(axes)
 
-    def state(j: int) -> Shape:
-        """The staged shape with `axes[j:]` tiled."""
-        return tuple(
-            d * r if i in axes[j:] else d for i, (d, r) in enumerate(zip(shape, reps, strict=True))
-        )
-
     def between(j: int, k: int, part: tuple[int, int] = (-1, 1)) -> Shape:
         """The repeats from state `k` to state `j`, and `part` (an axis, its repeats)."""
         return tuple(
             r if i in axes[j:k] else part[1] if i == part[0] else 1 for i, r in enumerate(reps)
         )
 
+    state = [_tiled(shape, between(j, n)) for j in range(n + 1)]  # with `axes[j:]` tiled
+
     def level(k: int, r: Shape) -> tuple[float, Steps]:
         """The cheapest chain to state `k`, then the level by `r` from it."""
-        src = strides if k == n else _c_strides(state(k), itemsize)
-        options: list[Steps] = [(*best[k][1], Copy(state(k), r))]
-        if m.repeat != NONE and (chain := _chain(state(k), src, r, itemsize)):
+        src = strides if k == n else _c_strides(state[k], itemsize)
+        options: list[Steps] = [(*best[k][1], Copy(state[k], r))]
+        if m.repeat != NONE and (chain := _chain(state[k], src, r, itemsize)):
             options.append((*best[k][1], *chain))
         priced = ((cost(base._replace(steps=s), layout, m), s) for s in options)
         return min(priced, key=operator.itemgetter(0))
 
     best: dict[int, tuple[float, Steps]] = {n: (0.0, ())}
     for j in range(n - 1, 0, -1):
-        if math.prod(state(j)) * itemsize > m.stage:
+        if math.prod(state[j]) * itemsize > m.stage:
             break
         best[j] = min((level(k, between(j, k)) for k in list(best)), key=operator.itemgetter(0))
     found: list[Program] = []
     for j in list(best):
-        cur = state(j)
+        cur = state[j]
         left = between(0, j)
         if best[j][1]:
             found += _finals(base, layout, m, fresh, best[j][1], cur, left)
@@ -439,8 +444,7 @@ def _finals(
     """The staged `steps`, then the copy of the staged array of `cur` by `left` (or by items)."""
     final: list[Steps] = [(Copy(cur, left),)]
     staged = layout._replace(shape=cur, strides=_c_strides(cur, layout.itemsize), unit=1)
-    if item := _item(cur, staged.strides, left, staged, m, fresh):
-        final.append((Copy(cur, left, item=item),))
+    final += [(c,) for c in _items(cur, staged.strides, left, staged, m, fresh)]
     if fresh and m.repeat != NONE and (chain := _chain(cur, staged.strides, left, staged.itemsize)):
         final.append(chain)
     return [base._replace(steps=(*steps, *f), name="staged") for f in final]
@@ -467,10 +471,8 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
         corner = _tiled(shape, corner_reps)
         region = tuple((0, v) for v in corner)
         copies: list[Step] = [Copy(shape, corner_reps, region)]
-        if math.prod(shape[:k]) == 1 and (
-            item := _item(shape, strides, corner_reps, layout, m, True)
-        ):
-            copies.append(Copy(shape, corner_reps, region, item=item))
+        dense = math.prod(shape[:k]) == 1  # the corner: C-ordered in the output
+        copies += _items(shape, strides, corner_reps, layout, m, True, region, dense)
         steps: list[Step] = []
         for a in reversed(done):
             places, total = shape[:a], out_shape[a]

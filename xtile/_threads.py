@@ -11,6 +11,7 @@ import contextlib
 import contextvars
 import os
 import threading
+import types
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -22,21 +23,16 @@ PARALLEL_BYTES = 1 << 23
 _LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar("xtile_threads", default=None)
 
 
-class _State:
-    """The pool (None until the first split copy), whether a copy is in it, and limits."""
-
-    def __init__(self) -> None:
-        self.limited: int | None = None  # a threadpoolctl limit in force
-        self.forked()
-
-    def forked(self) -> None:
-        """A new pool on the next split copy: a forked child has none of its parent's threads."""
-        self.lock = threading.Lock()
-        self.pool: ThreadPoolExecutor | None = None
-        self.busy = False
+# the pool (None until the first split copy), whether a copy is in it, a threadpoolctl limit
+_STATE = types.SimpleNamespace(limited=None)
 
 
-_STATE = _State()
+def _forked() -> None:
+    """A new pool on the next split copy: a forked child has none of its parent's threads."""
+    _STATE.lock, _STATE.pool, _STATE.busy = threading.Lock(), None, False
+
+
+_forked()
 
 
 def _cpus() -> int:
@@ -125,7 +121,7 @@ def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
     try:
         for call in calls[:-1] if shared else ():
             try:
-                futures.append(state.pool.submit(call))  # type: ignore[union-attr]
+                futures.append(state.pool.submit(call))
             except RuntimeError:  # the interpreter is shutting down: no new threads
                 break
         try:
@@ -141,7 +137,7 @@ def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_STATE.forked)
+    os.register_at_fork(after_in_child=_forked)
 
 
 def _unlimited() -> int:

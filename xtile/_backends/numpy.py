@@ -8,6 +8,7 @@ from typing import Any
 
 import array_api_compat.numpy as xp
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from .. import _threads
 from .._program import Copy, Layout, Model, Repeat, Replicate, split_at, view_shapes
@@ -46,23 +47,29 @@ def _copy(step: Copy, /) -> Call:
     out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
     if 0 in out_shape:
         return lambda x, dest: np.empty(out_shape, np.asarray(x).dtype) if dest is None else dest
+    size = math.prod(out_shape)
     if step.item:
-        last = max(i for i, r in enumerate(step.reps) if r != 1)
-        blocks, item = (*step.shape[:last], -1), _item_dtype(step.item)
-        copy_runs = _copy(Copy((*step.shape[:last], 1), step.reps[: last + 1]))
-        runs_shape = (*out_shape[:last], step.reps[last])
+        axes = [i for i, r in enumerate(step.reps) if r != 1]
+        first, last, item = axes[0], axes[-1], _item_dtype(step.item)
+        blocks, runs_shape = (*step.shape[:last], -1), (*out_shape[:last], step.reps[last])
+        copy_runs: Call = _copy(Copy((*step.shape[:last], 1), step.reps[: last + 1]))
+        if step.gather:  # each run of the output taken by its index among the input's runs
+            index = np.arange(math.prod(step.shape[first:last])).reshape(*step.shape[first:last], 1)
+            index = np.tile(index, step.reps[first : last + 1])
+            copy_runs = functools.partial(_take, index, math.prod(step.shape[:first]))
 
         def copy_items(x: Any, dest: Any) -> Any:
             a = np.asarray(x)
-            items = a.reshape(blocks).view(item)
-            if dest is None:
-                return np.asarray(copy_runs(items, None)).view(a.dtype).reshape(out_shape)
-            copy_runs(items, dest.reshape(-1).view(item).reshape(runs_shape))  # C-ordered
-            return dest
+            into = _placed(out_shape, a.dtype, a, a.itemsize * size) if dest is None else dest
+            # the runs of `into`'s region as items: its axes from `last` on are whole
+            at = (*into.strides[:last], step.item, 1)
+            runs = as_strided(into.view(np.uint8), (*runs_shape, step.item), at).view(item)
+            copy_runs(a.reshape(blocks).view(item), runs[..., 0])
+            return into
 
         return copy_items
     spread, view_shape = view_shapes(step.shape, step.reps)
-    split, size = split_at(spread, view_shape), math.prod(out_shape)
+    split = split_at(spread, view_shape)
 
     def copy(x: Any, dest: Any) -> Any:
         a = np.asarray(x)
@@ -75,7 +82,7 @@ def _copy(step: Copy, /) -> Call:
             strides: list[int] = []
             for d, r, st in zip(step.shape, step.reps, dest.strides, strict=True):
                 strides += (d * st, st) if d != 1 != r else (st,)
-            target = np.lib.stride_tricks.as_strided(_whole_items(dest), view_shape, strides)
+            target = as_strided(_whole_items(dest), view_shape, strides)
         source = w.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
@@ -88,6 +95,11 @@ def _copy(step: Copy, /) -> Call:
         return (target if w is a else target.view(a.dtype)).reshape(out_shape)
 
     return copy
+
+
+def _take(index: Any, p: int, items: Any, runs: Any, /) -> None:
+    """Into `runs` (C-ordered, of `p` blocks), `items` (`p` blocks) at `index`: `numpy.take`."""
+    np.take(items.reshape(p, -1), index, 1, runs.reshape(p, *index.shape), "clip")
 
 
 def _placed(shape: tuple[int, ...], dtype: Any, source: Any, n: int, /) -> Any:
@@ -133,8 +145,7 @@ def _repeat(step: Repeat, /) -> Call:
     shape = (*step.shape[: step.axis], step.shape[step.axis] * step.r, *step.shape[step.axis + 1 :])
 
     def repeat(x: Any, _: Any) -> Any:
-        a = np.asarray(x)
-        w = _whole_items(a)
+        w = _whole_items(a := np.asarray(x))
         out = w.reshape(-1, n).repeat(step.r, 0).reshape(shape)
         return out if w is a else out.view(a.dtype)
 
@@ -167,12 +178,7 @@ def _replicate(out: Any, step: Replicate, /) -> None:
 def _one_axis(shape: tuple[int, ...], strides: tuple[int, ...], /) -> tuple[int, int]:
     """``(count, stride)`` of places that are one strided axis (by the plan)."""
     axes = [(d, st) for d, st in zip(shape, strides, strict=True) if d != 1]
-    if not axes:
-        return 1, 0
-    count, stride = axes[-1]
-    for d, _ in reversed(axes[:-1]):
-        count *= d
-    return count, stride
+    return (math.prod(d for d, _ in axes), axes[-1][1]) if axes else (1, 0)
 
 
 def _unwrap(x: Any, /) -> tuple[tuple[Any, ...], Callable[..., Any]] | None:
@@ -207,6 +213,7 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     repeat=(1415.0, 2.0, 0.0, 0.02314, 0.08247),
     replicate=(6361.0, 2.181, 0.0, 0.03887, 0.06),
     split=(8136.0, 0.5285, 0.4257, 0.03349, 0.03349),
+    gather=(3400.0, 1.949, 0.5482, 0.02717, 0.05169),
     words=frozenset({2, 4, 8}),
     threads=2,  # the fit's machine's
 )

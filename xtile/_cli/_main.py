@@ -374,7 +374,9 @@ def _step(step: _program.Step, /) -> str:
     if isinstance(step, _program.Replicate):
         places = f" in {math.prod(step.places)} places" if math.prod(step.places) > 1 else ""
         return f"replicate: axis {step.axis}, [0:{step.n}] to [{step.n}:{step.stop}]{places}"
-    what = f"copy{f' (runs as items of {step.item} bytes)' if step.item else ''}: {step.shape}"
+    how = f" (runs as items of {step.item} bytes)" if step.item else ""
+    how = f" (runs of {step.item} bytes taken by index, numpy.take)" if step.gather else how
+    what = f"copy{how}: {step.shape}"
     what += f" by {step.reps}"
     what += " from [" + ", ".join(f":{n}" for n in step.source) + "]" if step.source else ""
     into = ", ".join(f"{a}:{b}" for a, b in step.region) if step.region else ""

@@ -7,8 +7,9 @@ from .._program import OFF
 
 __all__ = ["STRATEGIES", "switched_off"]
 
-# the candidates `plan` may take besides the one copy; slabs: how a big extended one runs
-STRATEGIES = ("bytes", "native", "staged", "extended", "slabs")
+# the candidates `plan` may take besides the one copy; slabs: how a big extended one runs;
+# gather: its copies in any candidate
+STRATEGIES = ("bytes", "gather", "native", "staged", "extended", "slabs")
 
 
 @contextlib.contextmanager
