@@ -355,7 +355,7 @@ def _chain(shape: Shape, strides: Shape, reps: Shape, itemsize: int, /) -> Steps
 
 def _items(
     shape: Shape, strides: Shape, reps: Shape, layout: Layout, m: Model, fresh: bool,
-    region: Region | None = None, dense: bool = True, /,
+    region: Region | None = None, /,
 ) -> list[Copy]:  # fmt: skip
     """The copies of runs (contiguous, raw, fresh) as items, and gathered by an index of runs."""
     last, size = _last(reps), layout.itemsize
@@ -368,7 +368,7 @@ def _items(
     found = [Copy(shape, reps, region, item=item)] if item else []
     first = reps.index(next(r for r in reps if r != 1))  # an index of the runs it fits the stage
     fits = math.prod(_tiled(shape, reps)[first:]) * size // run * 8 <= m.stage
-    if m.gather != NONE and dense and fits and _contiguous(shape, strides, size):
+    if m.gather != NONE and fits and _contiguous(shape, strides, size):
         found.append(Copy(shape, reps, region, item=run, gather=True))
     return found
 
@@ -471,8 +471,8 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
         corner = _tiled(shape, corner_reps)
         region = tuple((0, v) for v in corner)
         copies: list[Step] = [Copy(shape, corner_reps, region)]
-        dense = math.prod(shape[:k]) == 1  # the corner: C-ordered in the output
-        copies += _items(shape, strides, corner_reps, layout, m, True, region, dense)
+        if math.prod(shape[:k]) == 1:  # the corner: C-ordered in the output
+            copies += _items(shape, strides, corner_reps, layout, m, True, region)
         steps: list[Step] = []
         for a in reversed(done):
             places, total = shape[:a], out_shape[a]
