@@ -1,6 +1,7 @@
 """NumPy's gather: each run of the output taken by its index among the input's runs."""
 
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -107,7 +108,7 @@ def test_a_gather_is_priced_by_its_runs(run: int, fast: bool) -> None:
     assert nbytes == runs * run
 
 
-def test_the_public_call_gathers() -> None:
+def test_the_public_call_gathers(tmp_path: Path) -> None:
     """`xtile.tile` plans a gather here, into a fresh array and `out`; switched off, it does not."""
     x = _array((16, 4, 32, 32), "uint8")
     reps = (1, 1, 5, 6)
@@ -123,3 +124,13 @@ def test_the_public_call_gathers() -> None:
         np.testing.assert_array_equal(xtile.tile(x, reps), want)
     assert not _gathers(off)
     assert "numpy.take" in describe(program)
+    # a masked array's data and mask, each gathered; a memory map's data, as a plain array
+    masked = np.ma.masked_greater(x, 90)
+    got = xtile.tile(masked, reps)
+    np.testing.assert_array_equal(got.mask, np.tile(masked.mask, reps))
+    np.testing.assert_array_equal(got.data, want)
+    mapped = np.memmap(tmp_path / "x", np.uint8, "w+", shape=x.shape)
+    mapped[...] = x
+    tiled = xtile.tile(mapped, reps)
+    assert type(tiled) is np.ndarray
+    np.testing.assert_array_equal(tiled, want)

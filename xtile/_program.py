@@ -366,7 +366,7 @@ def _items(
     void = run not in (2, 4, 8) and m.void != NONE and run < 1 << 30
     item = 0 if run == size else run if void else word if m.item != NONE else 0
     found = [Copy(shape, reps, region, item=item)] if item else []
-    first = reps.index(next(r for r in reps if r != 1))  # an index of the runs it fits the stage
+    first = next(i for i, r in enumerate(reps) if r != 1)  # an index of runs within the stage
     fits = math.prod(_tiled(shape, reps)[first:]) * size // run * 8 <= m.stage
     if m.gather != NONE and fits and _contiguous(shape, strides, size):
         found.append(Copy(shape, reps, region, item=run, gather=True))

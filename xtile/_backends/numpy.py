@@ -61,10 +61,8 @@ def _copy(step: Copy, /) -> Call:
         def copy_items(x: Any, dest: Any) -> Any:
             a = np.asarray(x)
             into = _placed(out_shape, a.dtype, a, a.itemsize * size) if dest is None else dest
-            # the runs of `into`'s region as items: its axes from `last` on are whole
-            at = (*into.strides[:last], step.item, 1)
-            runs = as_strided(into.view(np.uint8), (*runs_shape, step.item), at).view(item)
-            copy_runs(a.reshape(blocks).view(item), runs[..., 0])
+            runs = into.reshape(-1).view(item).reshape(runs_shape)  # C-ordered (by the plan)
+            copy_runs(a.reshape(blocks).view(item), runs)
             return into
 
         return copy_items
