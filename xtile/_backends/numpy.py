@@ -8,7 +8,6 @@ from typing import Any
 
 import array_api_compat.numpy as xp
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .. import _threads
 from .._program import Copy, Layout, Model, Repeat, Replicate, split_at, view_shapes
@@ -74,13 +73,8 @@ def _copy(step: Copy, /) -> Call:
         w, nbytes = _whole_items(a), size * a.itemsize
         if dest is None:
             target = _placed(view_shape, w.dtype, w, nbytes)
-        elif dest.flags.c_contiguous:
+        else:  # each axis of a pair split in two, which NumPy reshapes as a view of any strides
             target = _whole_items(dest).reshape(view_shape)
-        else:  # each axis of a pair split in two: a view of any strides
-            strides: list[int] = []
-            for d, r, st in zip(step.shape, step.reps, dest.strides, strict=True):
-                strides += (d * st, st) if d != 1 != r else (st,)
-            target = as_strided(_whole_items(dest), view_shape, strides)
         source = w.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
