@@ -1,5 +1,5 @@
 """
-What NumPy's copies cost by item size and address: the measurements behind three prices.
+What NumPy's copies cost by item size and address: the measurements behind four prices.
 
 1. ``void``: a run of bytes moved as one item, copied from a stride-0 source (the item
    repeated along a row). NumPy has loops for items of 1, 2, 4, 8 and 16 bytes; any
@@ -12,6 +12,11 @@ What NumPy's copies cost by item size and address: the measurements behind three
    the destination lies from the source modulo 4 KiB. A few bytes above it (16 here),
    loads wait on stores; xtile places a big new output 2 KiB from such a source
    (``_placed`` in ``xtile/_backends/numpy.py``).
+4. ``replicate``'s aliased bytes: a replication inside the output copies each place's
+   block a fixed distance up. Where that distance is a few bytes above a multiple of
+   4 KiB, every load waits on the store before it. Per distance: the 1-D copy of 114
+   items of 8 KiB, as `_replicate` makes it, and the ns per byte it costs over the copy
+   at a distance of a whole 4 KiB: the price of a replicated byte that is aliased.
 
 Usage::
 
@@ -63,8 +68,17 @@ def aliased(delta: int, n: int = 1 << 15, rows: int = 290) -> float:
     return best(lambda: np.copyto(rows_view, src[None])) * 1e6
 
 
+def replicated(delta: int, count: int = 114, size: int = 8192) -> float:
+    """Best ns per byte of `count` items of `size` bytes copied `size + delta` bytes up."""
+    buf = np.zeros(count * 3 * size + 2 * size, np.uint8)
+    item = np.dtype((np.void, size))
+    to = np.ndarray((count,), item, buf, size + delta, (3 * size,))
+    of = np.ndarray((count,), item, buf, 0, (3 * size,))
+    return best(lambda: np.copyto(to, of)) / (count * size) * 1e9
+
+
 def main() -> None:
-    """Print the three tables."""
+    """Print the four tables."""
     print(f"{'bytes':>5} {'void ns/item':>12} {'GB/s':>6} {'repeat ns/block':>15}")
     for size in (1, 2, 3, 4, 6, 8, 12, 16, 20, 24, 32, 48, 64, 128):
         ns, rate = void_item(size)
@@ -72,6 +86,11 @@ def main() -> None:
     print(f"\n{'destination - source mod 4 KiB':>30} {'copy µs':>8}")
     for delta in (0, 16, 32, 48, 64, 512, 2048):
         print(f"{delta:>30} {aliased(delta):>8.0f}")
+    print(f"\n{'replicated distance mod 4 KiB':>30} {'ns/byte':>8} {'extra':>8}")
+    plain = replicated(0)
+    for delta in (0, 8, 16, 24, 32, 64, 2048, 4064):
+        ns = replicated(delta)
+        print(f"{delta:>30} {ns:>8.3f} {ns - plain:>8.3f}")
 
 
 if __name__ == "__main__":

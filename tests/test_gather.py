@@ -134,3 +134,42 @@ def test_the_public_call_gathers(tmp_path: Path) -> None:
     tiled = xtile.tile(mapped, reps)
     assert type(tiled) is np.ndarray
     np.testing.assert_array_equal(tiled, want)
+
+
+def _strided_corner_items(program: Program) -> list[Copy]:
+    """The item copies (not gathers) of `program` into a corner that is not C-ordered."""
+    found = []
+    for s in program.steps:
+        if isinstance(s, Copy) and s.item and not s.gather and s.region is not None:
+            extents = [b - a for a, b in s.region]
+            cut = max(i for i, e in enumerate(extents) if e != program.out_shape[i])
+            found += [s] if math.prod(extents[:cut]) > 1 else []
+    return found
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps"),
+    [((114, 38, 2), (3, 2, 54)), ((78, 69, 5), (1, 11, 46)), ((1, 4, 29, 8), (1, 1, 4, 4)),
+     ((2, 3, 4, 2), (1, 2, 3, 2)), ((6, 5, 3), (1, 2, 4))],
+    ids=str,
+)  # fmt: skip
+@pytest.mark.parametrize("dtype", ["uint8", "float16", ">i4", "complex128", PADDED], ids=str)
+def test_item_copies_into_a_strided_corner_write_every_byte(
+    shape: tuple[int, ...], reps: tuple[int, ...], dtype: Any
+) -> None:
+    """An extended program's corner of several blocks takes its runs as items (not gathered)."""
+    x = _array(shape, dtype)
+    want = np.tile(x, reps)
+    found = [
+        p
+        for p in _program.candidates(NUMPY.layout(x), reps, NUMPY.model, True)
+        if _strided_corner_items(p)
+    ]
+    assert found, "no item copy into a strided corner"
+    for program in found:
+        call = _run.compile_program(program, NUMPY, NUMPY.xp)
+        assert call(x, None).tobytes() == want.tobytes(), describe(program)
+        out = np.zeros_like(want)
+        out.view(np.uint8)[...] = 0xEE  # a byte left unwritten shows
+        assert call(x, out) is out
+        assert out.tobytes() == want.tobytes(), describe(program)

@@ -646,3 +646,29 @@ def test_a_copy_by_index_is_priced_as_numpy_writes_it(
     assert _program.features(one, layout, NUMPY.model) == [(kind, (loops, size, 4 * size))]
     no_split = NUMPY.model._replace(split=NONE)  # a backend whose copy does not split
     assert _program.features(one, layout, no_split)[0][0] == "copy"
+
+
+@pytest.mark.parametrize(
+    ("step", "out_shape", "aliased"),
+    [
+        (Replicate((114,), 1, 38, 76), (342, 76, 108), True),  # 8,208 bytes up: 16 above 8 KiB
+        (Replicate((114,), 1, 32, 64), (342, 64, 128), False),  # 8,192 bytes up: whole pages
+        (Replicate((114,), 1, 38, 76), (342, 76, 111), False),  # 8,436 bytes up
+        (Replicate((10,), 1, 3, 6), (10, 6, 1), False),  # 6 bytes up: within a page
+        (Replicate((), 0, 38, 114), (114, 108), False),  # one place spread: not priced so
+    ],
+    ids=str,
+)
+def test_a_replication_just_above_whole_pages_is_priced_aliased(
+    step: Replicate, out_shape: tuple[int, ...], aliased: bool
+) -> None:
+    """Each block copied a few bytes above whole 4 KiB pages up: its loads wait on the stores."""
+    _, nbytes_aliased, nbytes = _program._replicate_work(step, out_shape, 2)
+    inner = math.prod(out_shape[step.axis + 1 :]) * 2
+    assert nbytes == math.prod(step.places) * (step.stop - step.n) * inner
+    assert nbytes_aliased == (nbytes if aliased else 0)
+    if aliased:  # NumPy's price of that program puts it behind the one that writes no such copy
+        x = np.zeros((114, 38, 2), np.float16)
+        chosen = _program.plan(NUMPY.layout(x), (3, 2, 54), NUMPY.model, True)  # type: ignore[arg-type,misc]
+        features = _program.features(chosen, NUMPY.layout(x), NUMPY.model)  # type: ignore[arg-type,misc]
+        assert all(work[1] == 0 for kind, work in features if kind == "replicate"), describe(chosen)

@@ -44,7 +44,8 @@ class Model(NamedTuple):
 
     # the prices (benchmarks/fit_cost.py) of: a broadcast copy; one whose runs move as
     # items of a machine word; as longer items (void); a repeat of blocks; a copy inside
-    # the output; the backend's own tile; a copy by index of a short last axis (`split_at`)
+    # the output (its "elements": bytes 4K-aliased, benchmarks/numpy_prices.py); the
+    # backend's own tile; a copy by index of a short last axis (`split_at`)
     copy: Price = (0.0, 0.0, 0.0, 0.0, 0.0)
     item: Price = NONE
     void: Price = NONE
@@ -201,10 +202,12 @@ def _copy_work(
 
 
 def _replicate_work(step: Replicate, out_shape: Shape, itemsize: int, /) -> tuple[int, int, int]:
-    """The blocks, elements (none) and bytes of a copy inside the output."""
-    places = math.prod(step.places)
-    nbytes = places * (step.stop - step.n) * math.prod(out_shape[step.axis + 1 :]) * itemsize
-    return places * -(-(step.stop - step.n) // step.n), 0, nbytes
+    """The blocks, bytes copied a few bytes above a multiple of 4 KiB up (4K aliasing), bytes."""
+    places, inner = math.prod(step.places), math.prod(out_shape[step.axis + 1 :]) * itemsize
+    nbytes = places * (step.stop - step.n) * inner
+    far = step.n * inner  # each place's block goes `far` bytes up
+    aliased = nbytes if step.stop <= 2 * step.n and far > 4096 and 0 < far % 4096 < 32 else 0
+    return places * -(-(step.stop - step.n) // step.n), aliased, nbytes
 
 
 def _charge(m: Model, kind: str, work: tuple[int, int, int], /) -> float:
@@ -471,8 +474,9 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
         corner = _tiled(shape, corner_reps)
         region = tuple((0, v) for v in corner)
         copies: list[Step] = [Copy(shape, corner_reps, region)]
-        if math.prod(shape[:k]) == 1:  # the corner: C-ordered in the output
-            copies += _items(shape, strides, corner_reps, layout, m, True, region)
+        dense = math.prod(shape[:k]) == 1  # the corner is C-ordered, as a gather's `out` must be
+        items = _items(shape, strides, corner_reps, layout, m, True, region)
+        copies += [c for c in items if dense or not c.gather]
         steps: list[Step] = []
         for a in reversed(done):
             places, total = shape[:a], out_shape[a]

@@ -50,7 +50,7 @@ def _copy(step: Copy, /) -> Call:
     if step.item:
         axes = [i for i, r in enumerate(step.reps) if r != 1]
         first, last, item = axes[0], axes[-1], _item_dtype(step.item)
-        blocks, runs_shape = (*step.shape[:last], -1), (*out_shape[:last], step.reps[last])
+        blocks = (*step.shape[:last], -1)
         copy_runs: Call = _copy(Copy((*step.shape[:last], 1), step.reps[: last + 1]))
         if step.gather:  # each run of the output taken by its index among the input's runs
             index = np.arange(math.prod(step.shape[first:last])).reshape(*step.shape[first:last], 1)
@@ -60,7 +60,7 @@ def _copy(step: Copy, /) -> Call:
         def copy_items(x: Any, dest: Any) -> Any:
             a = np.asarray(x)
             into = _placed(out_shape, a.dtype, a, a.itemsize * size) if dest is None else dest
-            runs = into.reshape(-1).view(item).reshape(runs_shape)  # C-ordered (by the plan)
+            runs = into.reshape(*out_shape[:last], -1).view(item)  # its axes from `last` whole
             copy_runs(a.reshape(blocks).view(item), runs)
             return into
 
@@ -203,7 +203,7 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     item=(3564.0, 3.722, 0.1394, 0.05433, 0.0),
     void=(3883.0, 3.961, 1.5, 0.02472, 0.02353),
     repeat=(1415.0, 2.0, 0.0, 0.02314, 0.08247),
-    replicate=(6361.0, 2.181, 0.0, 0.03887, 0.06),
+    replicate=(6361.0, 2.181, 0.45, 0.03887, 0.06),
     split=(8136.0, 0.5285, 0.4257, 0.03349, 0.03349),
     gather=(3400.0, 1.949, 0.5482, 0.02717, 0.05169),
     words=frozenset({2, 4, 8}),
