@@ -15,7 +15,7 @@ What NumPy's copies cost by item size and address: the measurements behind four 
 4. ``replicate``'s aliased bytes: a replication inside the output copies each place's
    block a fixed distance up. Where that distance is a few bytes above a multiple of
    4 KiB, every load waits on the store before it. Per distance: the 1-D copy of 114
-   items of 8 KiB, as `_replicate` makes it, and the ns per byte it costs over the copy
+   items of 8 KiB, as ``_replicate`` makes it, and the ns per byte it costs over the copy
    at a distance of a whole 4 KiB: the price of a replicated byte that is aliased.
 
 Usage::

@@ -656,6 +656,8 @@ def test_a_copy_by_index_is_priced_as_numpy_writes_it(
         (Replicate((114,), 1, 38, 76), (342, 76, 111), False),  # 8,436 bytes up
         (Replicate((10,), 1, 3, 6), (10, 6, 1), False),  # 6 bytes up: within a page
         (Replicate((), 0, 38, 114), (114, 108), False),  # one place spread: not priced so
+        (Replicate((100,), 1, 513, 514), (100, 514, 4), False),  # 8 bytes each, 8 above: none
+        (Replicate((100,), 1, 513, 516), (100, 516, 4), True),  # 24 bytes each, 8 above
     ],
     ids=str,
 )

@@ -204,10 +204,9 @@ def _copy_work(
 def _replicate_work(step: Replicate, out_shape: Shape, itemsize: int, /) -> tuple[int, int, int]:
     """The blocks, bytes copied a few bytes above a multiple of 4 KiB up (4K aliasing), bytes."""
     places, inner = math.prod(step.places), math.prod(out_shape[step.axis + 1 :]) * itemsize
-    nbytes = places * (step.stop - step.n) * inner
-    far = step.n * inner  # each place's block goes `far` bytes up
-    aliased = nbytes if step.stop <= 2 * step.n and far > 4096 and 0 < far % 4096 < 32 else 0
-    return places * -(-(step.stop - step.n) // step.n), aliased, nbytes
+    far, each = step.n * inner, (step.stop - step.n) * inner  # each place's `each` bytes, `far` up
+    aliased = step.stop <= 2 * step.n and far > 4096 and 0 < far % 4096 < min(32, each)
+    return places * -(-(step.stop - step.n) // step.n), places * each * aliased, places * each
 
 
 def _charge(m: Model, kind: str, work: tuple[int, int, int], /) -> float:
