@@ -46,12 +46,14 @@ def test_every_gathering_program_writes_every_byte(
     shape: tuple[int, ...], reps: tuple[int, ...], dtype: Any
 ) -> None:
     """As a whole program, a staged one's last copy and an extended one's corner; fresh or not."""
-    x = _array(shape, dtype)
+    _each_writes_every_byte(_array(shape, dtype), reps, _gathers)
+
+
+def _each_writes_every_byte(x: Any, reps: tuple[int, ...], which: Any) -> None:
+    """Every candidate with steps `which` finds: `numpy.tile`'s bytes, fresh and into `out`."""
     want = np.tile(x, reps)
-    found = [
-        p for p in _program.candidates(NUMPY.layout(x), reps, NUMPY.model, True) if _gathers(p)
-    ]
-    assert found, "no program gathers"
+    found = [p for p in _program.candidates(NUMPY.layout(x), reps, NUMPY.model, True) if which(p)]
+    assert found, f"no program has {which.__name__}"
     for program in found:
         call = _run.compile_program(program, NUMPY, NUMPY.xp)
         got = call(x, None)
@@ -62,6 +64,13 @@ def test_every_gathering_program_writes_every_byte(
         out.view(np.uint8)[...] = 0xEE  # a byte left unwritten shows
         assert call(x, out) is out
         assert out.tobytes() == want.tobytes(), describe(program)
+
+
+def corner_blocks(step: Copy, out_shape: tuple[int, ...]) -> int:
+    """The C-ordered blocks of the output that `step`'s region (a corner) is."""
+    extents = [b - a for a, b in step.region or ()]
+    cut = max((i for i, e in enumerate(extents) if e != out_shape[i]), default=0)
+    return math.prod(extents[:cut])
 
 
 def test_what_a_gather_takes() -> None:
@@ -87,9 +96,7 @@ def test_what_a_gather_takes() -> None:
     for program in _program.candidates(NUMPY.layout(x), reps, m, True):
         for step in _gathers(program):
             if step.region is not None:  # a corner that is one C-ordered block
-                extents = [b - a for a, b in step.region]
-                cut = max(i for i, e in enumerate(extents) if e != program.out_shape[i])
-                assert math.prod(extents[:cut]) == 1, describe(program)
+                assert corner_blocks(step, program.out_shape) == 1, describe(program)
 
 
 @pytest.mark.parametrize(
@@ -138,13 +145,12 @@ def test_the_public_call_gathers(tmp_path: Path) -> None:
 
 def _strided_corner_items(program: Program) -> list[Copy]:
     """The item copies (not gathers) of `program` into a corner that is not C-ordered."""
-    found = []
-    for s in program.steps:
-        if isinstance(s, Copy) and s.item and not s.gather and s.region is not None:
-            extents = [b - a for a, b in s.region]
-            cut = max(i for i, e in enumerate(extents) if e != program.out_shape[i])
-            found += [s] if math.prod(extents[:cut]) > 1 else []
-    return found
+    return [
+        s
+        for s in program.steps
+        if isinstance(s, Copy) and s.item and not s.gather and s.region is not None
+        and corner_blocks(s, program.out_shape) > 1
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -158,18 +164,4 @@ def test_item_copies_into_a_strided_corner_write_every_byte(
     shape: tuple[int, ...], reps: tuple[int, ...], dtype: Any
 ) -> None:
     """An extended program's corner of several blocks takes its runs as items (not gathered)."""
-    x = _array(shape, dtype)
-    want = np.tile(x, reps)
-    found = [
-        p
-        for p in _program.candidates(NUMPY.layout(x), reps, NUMPY.model, True)
-        if _strided_corner_items(p)
-    ]
-    assert found, "no item copy into a strided corner"
-    for program in found:
-        call = _run.compile_program(program, NUMPY, NUMPY.xp)
-        assert call(x, None).tobytes() == want.tobytes(), describe(program)
-        out = np.zeros_like(want)
-        out.view(np.uint8)[...] = 0xEE  # a byte left unwritten shows
-        assert call(x, out) is out
-        assert out.tobytes() == want.tobytes(), describe(program)
+    _each_writes_every_byte(_array(shape, dtype), reps, _strided_corner_items)

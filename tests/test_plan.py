@@ -16,6 +16,8 @@ from xtile._cli._main import describe
 from xtile._program import NONE, Copy, Layout, Model, Program, Repeat, Replicate, Whole
 from xtile._testing import STRATEGIES, switched_off, to_numpy
 
+from .test_gather import corner_blocks
+
 NUMPY = _backends.load("numpy")
 # the names `candidates` may give (docs/how-it-works.md)
 NAMES = {"copy", "bytes", "gather", "native", "staged", "extended", "empty"}
@@ -674,3 +676,25 @@ def test_a_replication_just_above_whole_pages_is_priced_aliased(
         chosen = _program.plan(NUMPY.layout(x), (3, 2, 54), NUMPY.model, True)  # type: ignore[arg-type,misc]
         features = _program.features(chosen, NUMPY.layout(x), NUMPY.model)  # type: ignore[arg-type,misc]
         assert all(work[1] == 0 for kind, work in features if kind == "replicate"), describe(chosen)
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps"), [((114, 38, 2), (3, 2, 54)), ((3, 4, 29, 8), (1, 1, 4, 4))], ids=str
+)
+@pytest.mark.parametrize("strided", [False, True], ids=["C", "every-other-row"])
+def test_item_copies_into_a_corner_of_several_blocks_on_every_backend(
+    shape: tuple[int, ...], reps: tuple[int, ...], strided: bool
+) -> None:
+    """Runs as items into a strided corner: NumPy's, PyTorch's (and as on a GPU) primitives."""
+    x = _array((2 * shape[0], *shape[1:]), 2)[::2] if strided else _array(shape, 2)
+    ran = set()  # runs contiguous either way; the input not C-ordered when strided
+    for a, backend, xp, layout, model in _backends_for(x):
+        for program in _program.candidates(layout, reps, model, True):
+            first = program.steps[0]
+            if (
+                isinstance(first, Copy) and first.item and first.region is not None
+                and corner_blocks(first, program.out_shape) > 1  # several C-ordered blocks
+            ):  # fmt: skip
+                _check(program, a, backend, xp, True)
+                ran.add(backend.name)
+    assert ran >= {"numpy"} | ({"torch"} if _have("torch") else set())
