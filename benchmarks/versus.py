@@ -12,7 +12,8 @@ most where they were found (`NAMED`). Usage::
 
     git worktree add /tmp/before <commit>
     python benchmarks/versus.py --before /tmp/before [--cases sweep|gen2|matrix|named]
-        [--n 200] [--seed 23] [--backends numpy,torch-1thread,torch] [--repeat 3]
+        [--n 200] [--seed 23[,44...]] [--backends numpy,torch-1thread,torch] [--repeat 3]
+        [--changed]
 """
 
 import argparse
@@ -56,32 +57,56 @@ def _import_before(tree: str) -> Any:
     return importlib.import_module("xtile_before")
 
 
+def _same_plan(before: Any, name: str, x: Any, reps: tuple[int, ...]) -> bool:
+    """Whether both trees plan the same program for `x` by `reps` (True where none plans)."""
+    plans = []
+    for package in ("xtile", before.__name__):
+        backend = importlib.import_module(f"{package}._backends").load(name.partition("-")[0])
+        layout = backend.layout(x) if backend.layout is not None else None
+        if layout is None:
+            return True
+        model = backend.model if layout.tuned else backend.device
+        program = importlib.import_module(f"{package}._program").plan(layout, reps, model, True)
+        plans.append((program.name, program.steps))
+    return plans[0] == plans[1]
+
+
 def main() -> None:
     """Time the cases and print both summaries and the before / after geomean."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--before", required=True, help="the older source tree")
     parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2", "matrix", "named"])
     parser.add_argument("--n", type=int, default=200)
-    parser.add_argument("--seed", type=int, default=23)
+    parser.add_argument("--seed", default="23", help="one seed, or several: 13,44")
     parser.add_argument("--backends", default="numpy,torch-1thread,torch")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--changed", action="store_true", help="only cases planned otherwise")
     args = parser.parse_args()
+    seeds = [int(s) for s in args.seed.split(",")]
     before = _import_before(args.before)
-    cases = (
-        _bench.sweep_cases(args.n, args.seed)
-        if args.cases == "sweep"
-        else shapes2.cases(args.n, args.seed)
-        if args.cases == "gen2"
-        else _bench.CASES
-        if args.cases == "matrix"
-        else NAMED
-    )
+    cases = [
+        c
+        for seed in seeds
+        for c in (
+            _bench.sweep_cases(args.n, seed)
+            if args.cases == "sweep"
+            else shapes2.cases(args.n, seed)
+            if args.cases == "gen2"
+            else _bench.CASES
+            if args.cases == "matrix" and seed == seeds[0]
+            else NAMED
+            if args.cases == "named" and seed == seeds[0]
+            else []
+        )
+    ]
     rows: list[tuple[str, _bench.Result, _bench.Result]] = []
     for name, b in _bench._backends(args.backends.split(",")):
         for i, c in enumerate(cases):
             sys.stderr.write(f"\r{name} {i + 1}/{len(cases)}   ")
             data = (np.arange(math.prod(c.shape)) % 127).astype(c.dtype).reshape(c.shape)
             x = b.asarray(data)
+            if args.changed and _same_plan(before, name, x, c.reps):
+                continue
             native_s, before_s, after_s = _bench.best_times(
                 [
                     partial(b.native, x, c.reps),
@@ -97,8 +122,12 @@ def main() -> None:
             new = _bench.Result(name, case, c.kind, c.dtype, nbytes, math.nan, native_s, after_s)
             rows.append((name, old, new))
     sys.stderr.write("\n")
+    if not rows:
+        print(f"no case of {len(cases)} planned otherwise")
+        return
     for label, pick in (("before", 1), ("after", 2)):
-        print(f"== {label} ({args.cases}, n={len(cases)}, seed {args.seed})")
+        note = f", {len(rows)} planned otherwise" if args.changed else ""
+        print(f"== {label} ({args.cases}, n={len(cases)}, seed {args.seed}{note})")
         print(_bench.summary([r[pick] for r in rows]))  # type: ignore[misc]
     for name in dict.fromkeys(r[0] for r in rows):
         ratios = [old.xtile_s / new.xtile_s for n, old, new in rows if n == name]

@@ -129,6 +129,9 @@ def test_ablation_script() -> None:
         ("bandwidth.py", ["--limit", "1", "--backends", "numpy", "--repeat", "1"], "x/bound"),
         ("versus.py", ["--before", ".", "--cases", "gen2", "--n", "2", "--backends", "numpy",
                        "--repeat", "1"], "before / after time"),
+        ("versus.py", ["--before", ".", "--cases", "gen2", "--n", "2", "--seed", "1,2",
+                       "--backends", "numpy", "--repeat", "1", "--changed"],
+         "no case of 4 planned otherwise"),
     ],
 )  # fmt: skip
 def test_benchmark_scripts(script: str, args: list[str], printed: str) -> None:
