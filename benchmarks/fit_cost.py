@@ -12,12 +12,14 @@ fitted on), the time of the program the prices pick over the fastest candidate's
 the fitted prices and for the backend's own. It prints the prices to paste into
 ``xtile/_backends/<backend>.py``. ``--cases gen2`` times the cases of
 ``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``), ``--cases split``
-the sweep's cases with a last axis of 1 repeated 2 to 4 times (copies by index). ``--only KINDS``
-fits only those kinds' prices, the others kept at the backend's own. ``torch-cuda``
+the sweep's cases with a last axis of 1 repeated 2 to 4 times (copies by index), ``--cases big``
+the outputs of `Model.big` bytes or more of both. ``--only KINDS`` fits only those kinds'
+prices, the others kept at the backend's own; ``--only memory`` only the byte prices of big
+steps, each chosen from a grid for the fastest picks on the fitted cases. ``torch-cuda``
 times and fits the prices of PyTorch's `DEVICE` model, on the GPU. Usage::
 
     python benchmarks/fit_cost.py [--backend numpy|torch|torch-cuda] [--n 80] [--seed 1] [--check 2]
-        [--cases sweep|gen2|split] [--only split,...] [--data FILE]
+        [--cases sweep|gen2|big|split] [--only split,...|memory] [--data FILE]
 """
 
 import argparse
@@ -59,6 +61,19 @@ def _cases(n: int, seed: int, big_bytes: int) -> list[_bench.Case]:
         if math.prod(c.shape) * math.prod(c.reps) * np.dtype(c.dtype).itemsize >= big_bytes
     ]
     return _bench.sweep_cases(n, seed) + small + big[: n // 4]
+
+
+def _big_cases(n: int, seed: int, big_bytes: int) -> list[_bench.Case]:
+    """`n` cases of outputs of `big_bytes` or more: half the sweep's, half `shapes2`'s."""
+    found: list[_bench.Case] = []
+    for draw in (_bench.sweep_cases(40 * n, seed), shapes2.cases(40 * n, seed)):
+        big = [
+            c
+            for c in draw
+            if math.prod(c.shape) * math.prod(c.reps) * np.dtype(c.dtype).itemsize >= big_bytes
+        ]
+        found += big[: n // 2 if not found else n - len(found)]
+    return found
 
 
 def _split_cases(n: int, seed: int) -> list[_bench.Case]:
@@ -158,14 +173,34 @@ def _nnls(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         cols = [c for c, v in zip(cols, sol, strict=True) if v > 0]
 
 
-def _regret(data: Any, coef: np.ndarray, kinds: list[str], big: int) -> np.ndarray:
-    """Per case, the time of the program the prices pick over the fastest candidate's."""
+def _regret(data: Any, model: _program.Model) -> np.ndarray:
+    """Per case, the time of the program `model` picks over the fastest candidate's."""
     out = []
     for case in data:
-        priced = [_vector(steps, kinds, big) @ coef for steps, _ in case]
+        priced = [sum(_program._charge(model, *step) for step in steps) for steps, _ in case]
         times = [t for _, t in case]
         out.append(times[int(np.argmin(priced))] / min(times))
     return np.array(out)
+
+
+def _memory(data: Any, model: _program.Model, kinds: list[str]) -> _program.Model:
+    """
+    `model` with each kind's byte price of a big step chosen for the least regret on `data`.
+
+    What a fit should get right is which candidate is fastest, and the regret is no
+    linear function of the prices: each price is tried from a grid, one kind after the
+    other, twice, keeping the one whose picks are fastest.
+    """
+    grid = [0.0, *np.geomspace(0.01, 0.3, 16)]
+    best = np.log(_regret(data, model)).mean()
+    for _ in range(2):
+        for kind in kinds:
+            for v in grid:
+                price: Any = (*getattr(model, kind)[:4], float(f"{v:.4g}"))
+                tried = model._replace(**{kind: price})
+                if (r := np.log(_regret(data, tried)).mean()) < best - 1e-4:
+                    best, model = r, tried
+    return model
 
 
 def main() -> None:
@@ -177,8 +212,8 @@ def main() -> None:
     parser.add_argument("--check", type=int, default=2, help="the seed of the cases judged")
     parser.add_argument("--repeat", type=int, default=4)
     parser.add_argument("--data", help="a file for the timings: read if it exists, else written")
-    parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2", "split"])
-    parser.add_argument("--only", default="", help="the kinds to fit (default: all)")
+    parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2", "big", "split"])
+    parser.add_argument("--only", default="", help="the kinds to fit (default: all), or memory")
     args = parser.parse_args()
     name, _, device = args.backend.partition("-")
     backend, device = load(name), device or "cpu"
@@ -187,9 +222,11 @@ def main() -> None:
     if args.data and Path(args.data).exists():
         train, check = pickle.loads(Path(args.data).read_bytes())
     else:
-        draw = {"sweep": partial(_cases, big_bytes=big), "split": _split_cases}.get(
-            args.cases, shapes2.cases
-        )
+        draw = {
+            "sweep": partial(_cases, big_bytes=big),
+            "big": partial(_big_cases, big_bytes=big),
+            "split": _split_cases,
+        }.get(args.cases, shapes2.cases)
         train = _measure(backend, draw(args.n, args.seed), args.repeat, device)
         check = _measure(backend, draw(args.n, args.check), args.repeat, device)
         if args.data:
@@ -201,28 +238,40 @@ def report(train: Any, check: Any, big: int, model: _program.Model, only: list[s
     """Fit on `train` (`only` these kinds' prices), judge it and `model`'s own, print them."""
     kinds = [k for k in _program.KINDS if any(k == s[0] for c in train for f, _ in c for s in f)]
     own = np.array([v for k in kinds for v in _as_coefficients(getattr(model, k))])
-    if unknown := set(only) - set(kinds):
+    if unknown := set(only) - {*kinds, "memory"}:
         sys.exit(f"--only: no step of kind {sorted(unknown)} in the timings; they have {kinds}")
-    fixed = np.where(np.repeat([k in only for k in kinds], 5), np.nan, own)
-    coef = _fit(train, kinds, big, fixed if only else None)
-    for prices, c in (("fitted", coef), ("the backend's", own)):
+    if only == ["memory"]:
+        fitted = _memory(train, model, kinds)
+    else:
+        free = [k for k in kinds if k in only] if only else kinds
+        fixed = np.where(np.repeat([k in free for k in kinds], 5), np.nan, own)
+        coef = _fit(train, kinds, big, fixed)
+        loop = coef[5 * kinds.index("copy") + 1] if "copy" in kinds else 0.0
+        fits: dict[str, Any] = {
+            k: _as_price(coef[5 * i : 5 * i + 5], loop) for i, k in enumerate(kinds) if k in free
+        }
+        fitted = model._replace(**fits)
+    for prices, m in (("fitted", fitted), ("the backend's", model)):
         for name, data in (("fitted", train), ("held out", check)):
-            r = _regret(data, c, kinds, big)
+            r = _regret(data, m)
             print(
                 f"{prices} prices, {name} cases ({len(r)}): picked / fastest candidate "
                 f"geomean {np.exp(np.mean(np.log(r))):.3f}, worst {r.max():.2f}, "
                 f"within 10% on {np.mean(r <= 1.1):.0%}"
             )
-    for i, kind in enumerate(kinds):
-        price = coef[5 * i : 5 * i + 5]
-        price[1] = coef[5 * kinds.index("copy") + 1] if kind == "replicate" else price[1]
-        price[4] += price[3]  # the price of a big step's byte, as `Model` takes it
-        print(f"    {kind}=({', '.join(f'{v:.4g}' for v in price)}),")
+    for kind in kinds:
+        print(f"    {kind}=({', '.join(f'{v:.4g}' for v in getattr(fitted, kind))}),")
 
 
 def _as_coefficients(price: _program.Price) -> list[float]:
     """A `Model` price as the fit's columns: a big step's byte counts at both byte prices."""
     return [*price[:4], price[4] - price[3]]
+
+
+def _as_price(coef: np.ndarray, loop: float) -> _program.Price:
+    """The fit's columns as a `Model` price (a replication's loops are priced as a copy's)."""
+    c = [float(f"{v:.4g}") for v in (*coef[:4], coef[3] + coef[4])]
+    return (c[0], c[1] or loop, c[2], c[3], c[4])
 
 
 if __name__ == "__main__":

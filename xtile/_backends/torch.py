@@ -183,7 +183,7 @@ def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
 
 
 MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
-    copy=(7555.0, 1.045, 0.01703, 0.01103, 0.09817),
+    copy=(7555.0, 1.045, 0.01703, 0.01103, 0.01103),
     item=(16460.0, 1.889, 0.02985, 0.014, 0.09248),
     replicate=(23420.0, 1.045, 0.0, 0.02567, 0.02567),
     native=(14020.0, 1.161, 0.02367, 0.009114, 0.352),
