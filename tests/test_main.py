@@ -1,6 +1,7 @@
 """``python -m xtile``: the self-check's table, its help, and the quick benchmark."""
 
 import importlib.util
+import re
 import subprocess
 import sys
 from typing import Any
@@ -149,6 +150,28 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["explain", "3,x", "2"])
     assert "integers separated by commas" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch", "array_api_strict"])
+def test_explain_time(capsys: pytest.CaptureFixture[str], backend: str) -> None:
+    """``explain --time``: the native tile's time, then each program's beside its price."""
+    from xtile._cli import main
+
+    pytest.importorskip(backend)
+    assert main(["explain", "3,1", "39,2", "--backend", backend]) == 0
+    untimed = capsys.readouterr().out.splitlines()
+    assert main(["explain", "3,1", "39,2", "--backend", backend, "--time"]) == 0
+    header, native, *lines = capsys.readouterr().out.splitlines()
+    assert header == untimed[0]
+    assert re.fullmatch(rf"{backend}\.tile took \d+\.\d us", native)
+    heads = [line for line in lines if not line.startswith("  ")]
+    assert len(heads) > 1 or backend == "array_api_strict"
+    for head, said in zip(heads, [u for u in untimed[1:] if not u.startswith("  ")], strict=True):
+        price, took = head.split(", took ")
+        assert price == said  # the same programs, in the same order
+        assert re.fullmatch(r"\d+\.\d us", took)
+    steps = [line for line in lines if line.startswith("  ")]
+    assert steps == [u for u in untimed[1:] if u.startswith("  ")]
 
 
 @pytest.mark.parametrize(

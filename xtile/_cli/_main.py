@@ -9,11 +9,13 @@ reference. ``python -m xtile bench`` runs the benchmark suite instead.
 """
 
 import argparse
+import importlib
 import math
 import secrets
 import sys
 import textwrap
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -204,7 +206,8 @@ def _explain(argv: list[str]) -> int:
         description=(
             "Print the program (the named steps) that xtile.tile would run on a C-ordered "
             "array of SHAPE and DTYPE tiled by REPEATS, on BACKEND, with its cost, and the "
-            "candidate programs it beat with theirs."
+            "candidate programs it beat with theirs. With --time, each program and the "
+            "native tile are timed here too, in turns, beside their prices."
         ),
         epilog="example: python -m xtile explain 4000,3 1,1000 --dtype float32",
     )
@@ -217,6 +220,11 @@ def _explain(argv: list[str]) -> int:
         choices=["numpy", "torch", "array_api_strict", "jax", "dask", "sparse"],
         help="whose primitives and costs (numpy)",
     )
+    parser.add_argument(
+        "--time",
+        action="store_true",
+        help="also time every program and the native tile here (best of 5, in turns)",
+    )
     # a leading space keeps a negative value (-1,2) from reading as an option
     args = parser.parse_args([" " + a if a[:1] == "-" and a[1:2].isdigit() else a for a in argv])
     try:
@@ -225,8 +233,8 @@ def _explain(argv: list[str]) -> int:
         _front.tiled_shape(args.shape, args.repeats, op="explain")  # fits int64, as tile's
     except ValueError as e:
         parser.error(str(e))
-    try:
-        x = _empty(args.backend, args.shape, args.dtype)  # its layout, as a call reads it
+    try:  # its layout, as a call reads it
+        x = _empty(args.backend, args.shape, args.dtype, zeros=args.time)
     except ImportError as e:
         parser.error(f"backend {args.backend!r} cannot run here: {e}")
     except (ValueError, TypeError, AttributeError) as e:
@@ -245,21 +253,34 @@ def _explain(argv: list[str]) -> int:
     model = backend.model if layout.tuned else backend.device
     chosen = _program.plan(layout, args.repeats, model, True)
     found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
-    print("chosen " + describe(chosen))
-    for other in found:
-        if other != chosen:
-            print("beat " + describe(other))
+    found = [chosen, *(p for p in found if p != chosen)]
+    took = [""] * len(found)
+    if args.time:
+        from .. import _run
+        from ._bench import best_times
+
+        calls = [partial(_run.compile_program(p, backend, xp), x, None) for p in found]
+        native = importlib.import_module(args.backend).tile
+        *times, native_s = best_times([*calls, partial(native, x, args.repeats)], _same, 5)
+        took = [f", took {t * 1e6:.1f} us" for t in times]
+        print(f"{args.backend}.tile took {native_s * 1e6:.1f} us")
+    for i, (program, t) in enumerate(zip(found, took, strict=True)):
+        head, _, steps = describe(program).partition("\n")
+        print(("beat " if i else "chosen ") + head + t + ("\n" + steps if steps else ""))
     return 0
 
 
-def _empty(backend: str, shape: tuple[int, ...], dtype: str) -> Any:
-    """An uninitialised array of `backend` (its memory untouched, so any size will do)."""
-    import importlib
+def _same(a: Any) -> Any:
+    """No wait: the backend computes eagerly."""
+    return a
 
+
+def _empty(backend: str, shape: tuple[int, ...], dtype: str, zeros: bool = False) -> Any:
+    """An array of `backend`, uninitialised (its memory untouched: any size will do) or zeros."""
     import numpy as np
 
     if backend == "numpy":
-        return np.empty(shape, dtype=dtype)
+        return (np.zeros if zeros else np.empty)(shape, dtype=dtype)
     if backend == "sparse":
         import sparse
 
@@ -269,7 +290,7 @@ def _empty(backend: str, shape: tuple[int, ...], dtype: str) -> Any:
     if not hasattr(module, dtype):
         msg = f"--dtype {dtype!r} is not a dtype of {name}"
         raise TypeError(msg)
-    return module.empty(shape, dtype=getattr(module, dtype))
+    return (module.zeros if zeros else module.empty)(shape, dtype=getattr(module, dtype))
 
 
 def _bench(argv: list[str]) -> int:
