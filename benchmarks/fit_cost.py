@@ -246,9 +246,10 @@ def report(train: Any, check: Any, big: int, model: _program.Model, only: list[s
         free = [k for k in kinds if k in only] if only else kinds
         fixed = np.where(np.repeat([k in free for k in kinds], 5), np.nan, own)
         coef = _fit(train, kinds, big, fixed)
-        loop = coef[5 * kinds.index("copy") + 1] if "copy" in kinds else 0.0
+        if "replicate" in kinds and "copy" in kinds:  # its loops are priced as a copy's
+            coef[5 * kinds.index("replicate") + 1] = coef[5 * kinds.index("copy") + 1]
         fits: dict[str, Any] = {
-            k: _as_price(coef[5 * i : 5 * i + 5], loop) for i, k in enumerate(kinds) if k in free
+            k: _as_price(coef[5 * i : 5 * i + 5]) for i, k in enumerate(kinds) if k in free
         }
         fitted = model._replace(**fits)
     for prices, m in (("fitted", fitted), ("the backend's", model)):
@@ -268,10 +269,10 @@ def _as_coefficients(price: _program.Price) -> list[float]:
     return [*price[:4], price[4] - price[3]]
 
 
-def _as_price(coef: np.ndarray, loop: float) -> _program.Price:
-    """The fit's columns as a `Model` price (a replication's loops are priced as a copy's)."""
+def _as_price(coef: np.ndarray) -> _program.Price:
+    """The fit's columns as a `Model` price: a big step's byte at both byte prices."""
     c = [float(f"{v:.4g}") for v in (*coef[:4], coef[3] + coef[4])]
-    return (c[0], c[1] or loop, c[2], c[3], c[4])
+    return (c[0], c[1], c[2], c[3], c[4])
 
 
 if __name__ == "__main__":
