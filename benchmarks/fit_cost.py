@@ -12,10 +12,11 @@ fitted on), the time of the program the prices pick over the fastest candidate's
 the fitted prices and for the backend's own. It prints the prices to paste into
 ``xtile/_backends/<backend>.py``. ``--cases gen2`` times the cases of
 ``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``), ``--cases split``
-the sweep's cases with a last axis of 1 repeated 2 to 4 times (copies by index), ``--cases big``
-the outputs of `Model.big` bytes or more of both. ``--only KINDS`` fits only those kinds'
-prices, the others kept at the backend's own; ``--only memory`` only the byte prices of big
-steps, each chosen from a grid for the fastest picks on the fitted cases. ``torch-cuda``
+the sweep's cases with a last axis of 1 repeated 2 to 4 times (copies by index),
+``--cases big`` outputs of `Model.big` bytes or more, half the sweep's, half ``gen2``'s.
+``--only KINDS`` fits only those kinds' prices, the others kept at the backend's own;
+``--only memory`` only the byte prices of big steps, each chosen from a grid for the
+fastest picks on the fitted cases. ``torch-cuda``
 times and fits the prices of PyTorch's `DEVICE` model, on the GPU. Usage::
 
     python benchmarks/fit_cost.py [--backend numpy|torch|torch-cuda] [--n 80] [--seed 1] [--check 2]
@@ -55,25 +56,24 @@ def _cases(n: int, seed: int, big_bytes: int) -> list[_bench.Case]:
         shape = tuple(int(v) for v in rng.integers(1, 9, rank))
         reps = tuple(int(v) for v in rng.integers(1, 9, rank))
         small.append(_bench.Case(shape, reps, str(rng.choice(["int8", "float32", "float64"])), ""))
-    big = [
-        c
-        for c in _bench.sweep_cases(16 * n, seed + 1000)
-        if math.prod(c.shape) * math.prod(c.reps) * np.dtype(c.dtype).itemsize >= big_bytes
-    ]
+    big = [c for c in _bench.sweep_cases(16 * n, seed + 1000) if _out_bytes(c) >= big_bytes]
     return _bench.sweep_cases(n, seed) + small + big[: n // 4]
 
 
 def _big_cases(n: int, seed: int, big_bytes: int) -> list[_bench.Case]:
-    """`n` cases of outputs of `big_bytes` or more: half the sweep's, half `shapes2`'s."""
-    found: list[_bench.Case] = []
-    for draw in (_bench.sweep_cases(40 * n, seed), shapes2.cases(40 * n, seed)):
-        big = [
-            c
-            for c in draw
-            if math.prod(c.shape) * math.prod(c.reps) * np.dtype(c.dtype).itemsize >= big_bytes
-        ]
-        found += big[: n // 2 if not found else n - len(found)]
-    return found
+    """`n` cases of outputs of `big_bytes` or more: half the sweep's, the rest `shapes2`'s."""
+
+    def big(draw: list[_bench.Case]) -> list[_bench.Case]:
+        """The cases of `draw` with outputs of `big_bytes` or more."""
+        return [c for c in draw if _out_bytes(c) >= big_bytes]
+
+    sweep = big(_bench.sweep_cases(40 * n, seed))[: n // 2]
+    return sweep + big(shapes2.cases(40 * n, seed))[: n - len(sweep)]
+
+
+def _out_bytes(case: _bench.Case) -> int:
+    """The bytes of `case`'s output."""
+    return math.prod(case.shape) * math.prod(case.reps) * np.dtype(case.dtype).itemsize
 
 
 def _split_cases(n: int, seed: int) -> list[_bench.Case]:
@@ -116,14 +116,15 @@ def _measure(
     return found
 
 
-def _vector(steps: Any, kinds: list[str], big: int) -> np.ndarray:
+def _vector(steps: Any, kinds: list[str], big: int, shared: bool) -> np.ndarray:
     """
     A program's counts per price: per kind its calls, loops, elements, bytes, big bytes.
 
     A step's bytes count at the first byte price, and again at the extra price of a
-    big step: the fit keeps a big step's byte price at least the small one's. A
-    replication's inner loops are a copy's (the same copy kernel, inside the output):
-    random cases have too few replications of many short blocks to price them apart.
+    big step: the fit keeps a big step's byte price at least the small one's. Where
+    `shared`, a replication's inner loops are a copy's (the same copy kernel, inside the
+    output): random cases have too few replications of many short blocks to price them
+    apart.
     Its "elements" are its 4K-aliased bytes (`xtile._program.features`), which random
     cases rarely have: NumPy's price of them is measured by ``numpy_prices.py``, and a
     fit without ``--only`` that finds none sets it to 0 (keep the measured one).
@@ -132,29 +133,29 @@ def _vector(steps: Any, kinds: list[str], big: int) -> np.ndarray:
     for kind, (loops, elements, nbytes) in steps:
         i = 5 * kinds.index(kind)
         v[i : i + 4] += (1, 0, elements, nbytes)
-        v[5 * kinds.index("copy" if kind == "replicate" else kind) + 1] += loops
+        v[5 * kinds.index("copy" if shared and kind == "replicate" else kind) + 1] += loops
         v[i + 4] += nbytes if nbytes >= big else 0
     return v
 
 
-def _fit(data: Any, kinds: list[str], big: int, fixed: np.ndarray | None = None) -> np.ndarray:
+def _fit(data: Any, kinds: list[str], big: int, fixed: np.ndarray) -> np.ndarray:
     """
     The prices: a non-negative least-squares fit of the times, in relative error.
 
     The candidates within 1.5x of their case's fastest weigh more: the prices must
-    rank those right, and only need to find the others dear. With `fixed` (prices,
-    NaN where free), only the free prices are fitted, to the time the others leave.
+    rank those right, and only need to find the others dear. Only the prices NaN in
+    `fixed` are fitted, to the time the others leave; a free replication's loops are
+    priced as a copy's.
     """
+    shared = "replicate" in kinds and bool(np.isnan(fixed[5 * kinds.index("replicate")]))
     rows, targets = [], []
     for case in data:
         fastest = min(t for _, t in case)
         for steps, t in case:
             w = 1.0 if t <= 1.5 * fastest else 0.3
-            rows.append(_vector(steps, kinds, big) / t * w)
+            rows.append(_vector(steps, kinds, big, shared) / t * w)
             targets.append(w)
     a, b = np.array(rows), np.array(targets)
-    if fixed is None:
-        return _nnls(a, b)
     free = np.isnan(fixed)
     coef = np.where(free, 0.0, fixed)
     coef[free] = _nnls(a[:, free], b - a[:, ~free] @ coef[~free])
@@ -189,13 +190,13 @@ def _memory(data: Any, model: _program.Model, kinds: list[str]) -> _program.Mode
 
     What a fit should get right is which candidate is fastest, and the regret is no
     linear function of the prices: each price is tried from a grid, one kind after the
-    other, twice, keeping the one whose picks are fastest.
+    other, twice, keeping the one whose picks are fastest: 1 to 40 times the kind's byte
+    price under `Model.big`.
     """
-    grid = [0.0, *np.geomspace(0.01, 0.3, 16)]
     best = np.log(_regret(data, model)).mean()
     for _ in range(2):
         for kind in kinds:
-            for v in grid:
+            for v in getattr(model, kind)[3] * np.geomspace(1, 40, 17):
                 price: Any = (*getattr(model, kind)[:4], float(f"{v:.4g}"))
                 tried = model._replace(**{kind: price})
                 if (r := np.log(_regret(data, tried)).mean()) < best - 1e-4:
@@ -240,13 +241,15 @@ def report(train: Any, check: Any, big: int, model: _program.Model, only: list[s
     own = np.array([v for k in kinds for v in _as_coefficients(getattr(model, k))])
     if unknown := set(only) - {*kinds, "memory"}:
         sys.exit(f"--only: no step of kind {sorted(unknown)} in the timings; they have {kinds}")
+    if "memory" in only and len(only) > 1:
+        sys.exit("--only memory fits the big steps' byte prices of every kind: name no kind")
     if only == ["memory"]:
         fitted = _memory(train, model, kinds)
     else:
         free = [k for k in kinds if k in only] if only else kinds
         fixed = np.where(np.repeat([k in free for k in kinds], 5), np.nan, own)
         coef = _fit(train, kinds, big, fixed)
-        if "replicate" in kinds and "copy" in kinds:  # its loops are priced as a copy's
+        if "replicate" in free and "copy" in kinds:  # its loops are priced as a copy's
             coef[5 * kinds.index("replicate") + 1] = coef[5 * kinds.index("copy") + 1]
         fits: dict[str, Any] = {
             k: _as_price(coef[5 * i : 5 * i + 5]) for i, k in enumerate(kinds) if k in free

@@ -147,23 +147,29 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     if importlib.util.find_spec("jax") is not None:
         assert main(["explain", "3,4", "2", "--backend", "jax"]) == 0
         assert "the backend's own computation" in capsys.readouterr().out
+        assert main(["explain", "3,4", "2", "--backend", "jax", "--time"]) == 0
+        assert "(--time: no programs to time)" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["explain", "3,x", "2"])
     assert "integers separated by commas" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch", "array_api_strict"])
-def test_explain_time(capsys: pytest.CaptureFixture[str], backend: str) -> None:
-    """``explain --time``: the native tile's time, then each program's beside its price."""
-    from xtile._cli import main
+def test_explain_time(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, backend: str
+) -> None:
+    """``explain --time``: the two tiles' times, then each program's beside its price."""
+    from xtile._cli import _bench, main
 
     pytest.importorskip(backend)
+    timed = _bench.best_times
+    monkeypatch.setattr(_bench, "best_times", lambda fns, sync, _: timed(fns, sync, 1))
     assert main(["explain", "3,1", "39,2", "--backend", backend]) == 0
     untimed = capsys.readouterr().out.splitlines()
     assert main(["explain", "3,1", "39,2", "--backend", backend, "--time"]) == 0
-    header, native, *lines = capsys.readouterr().out.splitlines()
+    header, tiles, *lines = capsys.readouterr().out.splitlines()
     assert header == untimed[0]
-    assert re.fullmatch(rf"{backend}\.tile took \d+\.\d us", native)
+    assert re.fullmatch(rf"{backend}\.tile took \d+\.\d us, xtile\.tile \d+\.\d us", tiles)
     heads = [line for line in lines if not line.startswith("  ")]
     assert len(heads) > 1 or backend == "array_api_strict"
     for head, said in zip(heads, [u for u in untimed[1:] if not u.startswith("  ")], strict=True):

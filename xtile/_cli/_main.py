@@ -249,30 +249,32 @@ def _explain(argv: list[str]) -> int:
             if backend.whole
             else "  one broadcast copy (the backend keeps no programs)"
         )
+        if args.time:
+            print("  (--time: no programs to time)")
         return 0
     model = backend.model if layout.tuned else backend.device
     chosen = _program.plan(layout, args.repeats, model, True)
     found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
     found = [chosen, *(p for p in found if p != chosen)]
     took = [""] * len(found)
-    if args.time:
+    if args.time:  # the programs alone, and the two tiles with their calls' costs
         from .. import _run
-        from ._bench import best_times
+        from ._bench import _same, best_times
 
         calls = [partial(_run.compile_program(p, backend, xp), x, None) for p in found]
         native = importlib.import_module(args.backend).tile
-        *times, native_s = best_times([*calls, partial(native, x, args.repeats)], _same, 5)
+        tiles = [partial(native, x, args.repeats), partial(xtile.tile, x, args.repeats)]
+        try:
+            *times, native_s, xtile_s = best_times([*calls, *tiles], _same, 5)
+        except MemoryError as e:
+            parser.error(f"--time: the output does not fit in memory here ({e})")
         took = [f", took {t * 1e6:.1f} us" for t in times]
-        print(f"{args.backend}.tile took {native_s * 1e6:.1f} us")
+        native_us, xtile_us = native_s * 1e6, xtile_s * 1e6
+        print(f"{args.backend}.tile took {native_us:.1f} us, xtile.tile {xtile_us:.1f} us")
     for i, (program, t) in enumerate(zip(found, took, strict=True)):
         head, _, steps = describe(program).partition("\n")
         print(("beat " if i else "chosen ") + head + t + ("\n" + steps if steps else ""))
     return 0
-
-
-def _same(a: Any) -> Any:
-    """No wait: the backend computes eagerly."""
-    return a
 
 
 def _empty(backend: str, shape: tuple[int, ...], dtype: str, zeros: bool = False) -> Any:
