@@ -124,8 +124,7 @@ def _vector(steps: Any, kinds: list[str], big: int, shared: bool) -> np.ndarray:
     big step: the fit keeps a big step's byte price at least the small one's. Where
     `shared`, a replication's inner loops are a copy's (the same copy kernel, inside the
     output): random cases have too few replications of many short blocks to price them
-    apart.
-    Its "elements" are its 4K-aliased bytes (`xtile._program.features`), which random
+    apart. Its "elements" are its 4K-aliased bytes (`xtile._program.features`), which random
     cases rarely have: NumPy's price of them is measured by ``numpy_prices.py``, and a
     fit without ``--only`` that finds none sets it to 0 (keep the measured one).
     """

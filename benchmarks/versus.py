@@ -84,21 +84,9 @@ def main() -> None:
     args = parser.parse_args()
     seeds = [int(s) for s in args.seed.split(",")]
     before = _import_before(args.before)
-    cases = [
-        c
-        for seed in seeds
-        for c in (
-            _bench.sweep_cases(args.n, seed)
-            if args.cases == "sweep"
-            else shapes2.cases(args.n, seed)
-            if args.cases == "gen2"
-            else _bench.CASES
-            if args.cases == "matrix" and seed == seeds[0]
-            else NAMED
-            if args.cases == "named" and seed == seeds[0]
-            else []
-        )
-    ]
+    draw = {"sweep": _bench.sweep_cases, "gen2": shapes2.cases}.get(args.cases)
+    fixed = _bench.CASES if args.cases == "matrix" else NAMED
+    cases = [c for seed in seeds for c in draw(args.n, seed)] if draw else fixed
     rows: list[tuple[str, _bench.Result, _bench.Result]] = []
     for name, b in _bench._backends(args.backends.split(",")):
         for i, c in enumerate(cases):

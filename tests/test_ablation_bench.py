@@ -1,4 +1,4 @@
-"""benchmarks/shapes2.py draws its own distribution; benchmarks/ablation.py imports."""
+"""benchmarks/shapes2.py draws its own distribution; ablation.py imports; fit_cost.py's fits."""
 
 import importlib
 import math
@@ -21,7 +21,7 @@ def benchmarks(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The scripts of benchmarks/ importable, as when they run."""
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     yield
-    for name in ("shapes2", "ablation"):
+    for name in ("shapes2", "ablation", "fit_cost"):
         sys.modules.pop(name, None)
 
 
@@ -78,3 +78,22 @@ def test_ablation_imports() -> None:
     assert [len(cs) for _, cs in sources] == [3, 4, len(_bench.CASES)]
     with pytest.raises(ValueError, match="unknown case source"):
         ablation.parse_sources("sweep:1")
+
+
+@pytest.mark.usefixtures("benchmarks")
+def test_fit_cost_memory_prices_follow_the_picks() -> None:
+    """``--only memory`` moves a big step's byte price (never below its small one) to the picks."""
+    from xtile._program import Model
+
+    fit_cost = importlib.import_module("fit_cost")
+    model = Model(copy=(0.0, 0.0, 0.0, 0.01, 0.5), repeat=(0.0, 0.0, 0.0, 0.01, 0.02))
+    n = 2 * model.big  # a big step of each kind; the copy is the faster
+    case = [([("copy", (1, 0, n))], 1.0), ([("repeat", (1, 0, n))], 2.0)]
+    assert list(fit_cost._regret([case], model)) == [2.0]  # priced as `plan` prices them
+    fitted = fit_cost._memory([case], model, ["copy", "repeat"])
+    assert list(fit_cost._regret([case], fitted)) == [1.0]
+    assert model.copy[3] <= fitted.copy[4] < fitted.repeat[4]
+    assert fitted.copy[:4] == model.copy[:4]
+    assert fitted.repeat[:4] == model.repeat[:4]
+    price = (2321.0, 3.571, 0.0, 0.02488, 0.0225)  # the fit's columns and back
+    assert fit_cost._as_price(np.array(fit_cost._as_coefficients(price))) == price

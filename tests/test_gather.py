@@ -66,7 +66,7 @@ def _each_writes_every_byte(x: Any, reps: tuple[int, ...], which: Any) -> None:
         assert out.tobytes() == want.tobytes(), describe(program)
 
 
-def corner_blocks(step: Copy, out_shape: tuple[int, ...]) -> int:
+def _corner_blocks(step: Copy, out_shape: tuple[int, ...]) -> int:
     """The C-ordered blocks of the output that `step`'s region (a corner) is."""
     extents = [b - a for a, b in step.region or ()]
     cut = max((i for i, e in enumerate(extents) if e != out_shape[i]), default=0)
@@ -96,7 +96,7 @@ def test_what_a_gather_takes() -> None:
     for program in _program.candidates(NUMPY.layout(x), reps, m, True):
         for step in _gathers(program):
             if step.region is not None:  # a corner that is one C-ordered block
-                assert corner_blocks(step, program.out_shape) == 1, describe(program)
+                assert _corner_blocks(step, program.out_shape) == 1, describe(program)
 
 
 @pytest.mark.parametrize(
@@ -143,13 +143,13 @@ def test_the_public_call_gathers(tmp_path: Path) -> None:
     np.testing.assert_array_equal(tiled, want)
 
 
-def _strided_corner_items(program: Program) -> list[Copy]:
+def strided_corner_items(program: Program) -> list[Copy]:
     """The item copies (not gathers) of `program` into a corner that is not C-ordered."""
     return [
         s
         for s in program.steps
         if isinstance(s, Copy) and s.item and not s.gather and s.region is not None
-        and corner_blocks(s, program.out_shape) > 1
+        and _corner_blocks(s, program.out_shape) > 1
     ]  # fmt: skip
 
 
@@ -164,4 +164,4 @@ def test_item_copies_into_a_strided_corner_write_every_byte(
     shape: tuple[int, ...], reps: tuple[int, ...], dtype: Any
 ) -> None:
     """An extended program's corner of several blocks takes its runs as items (not gathered)."""
-    _each_writes_every_byte(_array(shape, dtype), reps, _strided_corner_items)
+    _each_writes_every_byte(_array(shape, dtype), reps, strided_corner_items)

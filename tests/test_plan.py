@@ -16,7 +16,7 @@ from xtile._cli._main import describe
 from xtile._program import NONE, Copy, Layout, Model, Program, Repeat, Replicate, Whole
 from xtile._testing import STRATEGIES, switched_off, to_numpy
 
-from .test_gather import corner_blocks
+from .test_gather import strided_corner_items
 
 NUMPY = _backends.load("numpy")
 # the names `candidates` may give (docs/how-it-works.md)
@@ -690,11 +690,7 @@ def test_item_copies_into_a_corner_of_several_blocks_on_every_backend(
     ran = set()  # runs contiguous either way; the input not C-ordered when strided
     for a, backend, xp, layout, model in _backends_for(x):
         for program in _program.candidates(layout, reps, model, True):
-            first = program.steps[0]
-            if (
-                isinstance(first, Copy) and first.item and first.region is not None
-                and corner_blocks(first, program.out_shape) > 1  # several C-ordered blocks
-            ):  # fmt: skip
+            if strided_corner_items(program):  # into a corner of several C-ordered blocks
                 _check(program, a, backend, xp, True)
                 ran.add(backend.name)
     assert ran >= {"numpy"} | ({"torch"} if _have("torch") else set())
