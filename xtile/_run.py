@@ -6,7 +6,7 @@ from typing import Any
 
 from array_api_compat import device, is_lazy_array, is_writeable_array
 
-from ._backends import Backend, Call, load
+from ._backends import MUTABLE, Backend, Call, library, load
 from ._program import Copy, Layout, Program, Repeat, Replicate, Slabs, Whole, plan, view_shapes
 
 __all__ = ["KEPT", "compile_program", "compiled", "copy", "keep"]
@@ -26,7 +26,8 @@ def copy(x: Array, step: Copy, xp: Any, dest: Array | None = None) -> Array:
         return xp.reshape(xp.reshape(x, (-1,))[0:0], out_shape, copy=True)  # autograd's graph kept
     spread, view_shape = view_shapes(step.shape, step.reps)
     view = xp.broadcast_to(xp.reshape(x, spread), view_shape)
-    if is_lazy_array(x) or not is_writeable_array(x):  # its library's copy (JAX: one program)
+    # its library's copy (JAX: one program); a known library's array is not probed (slow)
+    if library(xp) not in MUTABLE and (is_lazy_array(x) or not is_writeable_array(x)):
         return xp.reshape(view, out_shape, copy=True)
     fresh = xp.empty(view_shape, dtype=x.dtype, device=device(x))
     fresh[...] = view  # a C-ordered array of the view's shape: its reshape is a view

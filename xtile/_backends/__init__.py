@@ -12,8 +12,8 @@ import array_api_compat
 from .._program import MAX_DIMS, Copy, Layout, Model, Repeat, Replicate
 
 __all__ = [
-    "LIBRARIES", "STANDARD", "Backend", "check_apart", "compiling", "library", "load", "of",
-    "overlaps_itself", "symbolic",
+    "LIBRARIES", "MUTABLE", "STANDARD", "Backend", "check_apart", "compiling", "library", "load",
+    "of", "overlaps_itself", "symbolic",
 ]  # fmt: skip
 
 Array = Any
@@ -65,6 +65,7 @@ LIBRARIES = (
     Library("ndonnx", ("ndonnx",)),
 )
 _NAMES = {ns: lib.name for lib in LIBRARIES for ns in lib.namespaces}
+MUTABLE = frozenset(lib.name for lib in LIBRARIES if lib.mutable)  # eager, writable arrays
 _TYPE_CACHED = frozenset(m for lib in LIBRARIES for m in lib.array_modules)
 # array type -> (namespace, backend), for the libraries whose namespace is the type's alone
 _BY_TYPE: dict[type, tuple[ModuleType, Backend]] = {}
