@@ -121,7 +121,7 @@ def performance(data: Path, path: Path) -> None:
     native tile. Bottom: xtile / native tile, geometric mean over the 14 cases of
     ``python -m xtile bench``, on a log axis (0.5x and 2x lie equally far from 1).
     The CSV holds the numbers of the page's table (the CPU rows from the 2-core CI VM,
-    the GPU rows from one NVIDIA H100), so the build runs no benchmark: measure again,
+    the GPU rows from one NVIDIA H200), so the build runs no benchmark: measure again,
     then update both.
     """
     with data.open(newline="") as f:
