@@ -16,6 +16,7 @@ import pytest
 
 import xtile
 import xtile._backends
+import xtile._front
 import xtile._run
 from xtile._backends import LIBRARIES, STANDARD
 from xtile._testing import Backend, arange, assert_tile
@@ -276,6 +277,26 @@ def test_impl_fixture_selects_the_path(
         assert calls
     else:
         assert not calls
+
+
+@pytest.mark.usefixtures("impl")  # "standard": every library's array through `_run.copy`
+def test_known_libraries_arrays_are_not_probed(
+    library: Backend, make: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An array of a library known eager and writable is not probed for laziness, `out` neither."""
+    if library.library not in xtile._backends.MUTABLE:
+        pytest.skip(f"{library.library}: its arrays may be lazy or immutable")
+
+    def probe(a: object) -> bool:  # array-api-compat's probe computes on an unknown array
+        msg = f"probed a {type(a).__name__}"
+        raise AssertionError(msg)
+
+    monkeypatch.setattr(xtile._run, "is_lazy_array", probe)
+    monkeypatch.setattr(xtile._front, "is_lazy_array", probe)
+    for shape, reps in [((2, 3), (2, 2)), ((0, 3), (2, 1))]:
+        x = make(arange(shape))
+        out = xtile.tile(x, reps)
+        assert xtile.tile(x, reps, out=out) is out
 
 
 def _library_files() -> list[Path]:

@@ -328,9 +328,9 @@ def _check_each_out(
     x: Array, out: Array, xp: Any, backend: Backend, op: str, *, host: bool = False
 ) -> None:
     """The checks of `out` its layout cannot answer, run on every call: its data, its device."""
-    lazy = library(xp) not in _backends.MUTABLE and is_lazy_array(out)  # Dask's are "writable"
+    lib = library(xp)
+    lazy = lib not in _backends.MUTABLE and is_lazy_array(out)  # Dask's are "writable"
     if lazy or not is_writeable_array(out):
-        lib = library(xp)
         empty = "lazy: it has no memory to write into"
         why = "read-only" if lib == "numpy" else empty if lazy and lib != "jax" else "immutable"
         fix = "pass a writable one" if lib == "numpy" else "leave `out` out, use the result"
