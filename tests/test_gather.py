@@ -165,3 +165,24 @@ def test_item_copies_into_a_strided_corner_write_every_byte(
 ) -> None:
     """An extended program's corner of several blocks takes its runs as items (not gathered)."""
     _each_writes_every_byte(_array(shape, dtype), reps, strided_corner_items)
+
+
+@pytest.mark.parametrize("corner", [False, True], ids=["fresh", "corner"])
+def test_runs_as_items_go_by_index_into_a_corner_only(
+    monkeypatch: pytest.MonkeyPatch, corner: bool
+) -> None:
+    """NumPy's runs as items: a fill of 2-4 by index into a corner (in cache), else one pass."""
+    from xtile._backends import numpy as numpy_backend
+
+    passes: list[tuple[int, ...]] = []
+    real = numpy_backend._by_index
+    monkeypatch.setattr(
+        numpy_backend, "_by_index", lambda t, s: (passes.append(t.shape), real(t, s))
+    )
+    x = _array((3, 1, 8, 64), "float32")
+    reps = (1, 57, 1, 3)  # runs of 256 bytes, each written 3 times in a row: a fill
+    region = tuple((0, d * r) for d, r in zip(x.shape, reps, strict=True)) if corner else None
+    copy = NUMPY.copy(Copy(x.shape, reps, region, item=256))  # type: ignore[misc]
+    out = copy(x, np.empty((3, 57, 8, 192), np.float32) if corner else None)
+    np.testing.assert_array_equal(out, np.tile(x, reps))
+    assert passes == ([(3, 57, 8, 3)] if corner else [])

@@ -41,8 +41,8 @@ def _whole_items(a: np.ndarray[Any, Any], /) -> np.ndarray[Any, Any]:
     return a.view(np.dtype((np.void, a.dtype.itemsize)))
 
 
-def _copy(step: Copy, /) -> Call:
-    """The broadcast copy of `step` into a fresh array or `dest` (any strides)."""
+def _copy(step: Copy, /, by_index: bool = True) -> Call:
+    """The broadcast copy of `step` into a fresh array or `dest` (any strides), fills by index."""
     out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
     if 0 in out_shape:
         return lambda x, dest: np.empty(out_shape, np.asarray(x).dtype) if dest is None else dest
@@ -51,7 +51,8 @@ def _copy(step: Copy, /) -> Call:
         axes = [i for i, r in enumerate(step.reps) if r != 1]
         first, last, item = axes[0], axes[-1], _item_dtype(step.item)
         blocks = (*step.shape[:last], -1)
-        copy_runs: Call = _copy(Copy((*step.shape[:last], 1), step.reps[: last + 1]))
+        runs = Copy((*step.shape[:last], 1), step.reps[: last + 1])
+        copy_runs: Call = _copy(runs, step.region is not None)  # by index: into a corner only
         if step.gather:  # each run of the output taken by its index among the input's runs
             index = np.arange(math.prod(step.shape[first:last])).reshape(*step.shape[first:last], 1)
             index = np.tile(index, step.reps[first : last + 1])
@@ -66,7 +67,7 @@ def _copy(step: Copy, /) -> Call:
 
         return copy_items
     spread, view_shape = view_shapes(step.shape, step.reps)
-    split = split_at(spread, view_shape)
+    split = by_index and split_at(spread, view_shape)
 
     def copy(x: Any, dest: Any) -> Any:
         a = np.asarray(x)
