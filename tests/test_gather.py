@@ -186,3 +186,17 @@ def test_runs_as_items_go_by_index_into_a_corner_only(
     out = copy(x, np.empty((3, 57, 8, 192), np.float32) if corner else None)
     np.testing.assert_array_equal(out, np.tile(x, reps))
     assert passes == ([(3, 57, 8, 3)] if corner else [])
+
+
+@pytest.mark.parametrize(
+    ("dtype", "moved"),
+    [("complex64", "u8"), ("bool", "u1"), (">f8", "u8"), ("complex128", "V16"), (PADDED, "V16")],
+    ids=str,
+)
+def test_numpy_moves_items_as_unsigned_integers_or_bytes(dtype: Any, moved: str) -> None:
+    """NumPy fills complex64 items 1.6 times slower than uint64 ones: copies move raw items."""
+    from xtile._backends import numpy as numpy_backend
+
+    x = np.zeros((3, 2), dtype)
+    assert numpy_backend._whole_items(x).dtype == np.dtype(moved)
+    assert numpy_backend._whole_items(x.astype(object)).dtype == object
