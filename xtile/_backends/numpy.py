@@ -35,10 +35,12 @@ _read = functools.lru_cache(maxsize=256)(
 
 
 def _whole_items(a: np.ndarray[Any, Any], /) -> np.ndarray[Any, Any]:
-    """`a` with its items as unsigned integers or raw bytes (padding too): their fills are fast."""
-    if a.dtype.hasobject or a.dtype.kind == "T":
+    """`a` with structured items as raw bytes (padding too), complex64 ones as uint64."""
+    if a.dtype.char == "F":  # NumPy fills complex64 items 1.6 times slower than uint64 ones
+        return a.view(np.uint64)
+    if a.dtype.names is None or a.dtype.hasobject:
         return a
-    return a.view(_item_dtype(a.dtype.itemsize))
+    return a.view(np.dtype((np.void, a.dtype.itemsize)))
 
 
 def _copy(step: Copy, /, by_index: bool = True) -> Call:
