@@ -34,9 +34,9 @@ _read = functools.lru_cache(maxsize=256)(
 )
 
 
-def _whole_items(a: np.ndarray[Any, Any], /) -> np.ndarray[Any, Any]:
-    """`a` with structured items as raw bytes (padding too), complex64 ones as uint64."""
-    if a.dtype.char == "F":  # NumPy fills complex64 items 1.6 times slower than uint64 ones
+def _whole_items(a: np.ndarray[Any, Any], fill: bool = False, /) -> np.ndarray[Any, Any]:
+    """`a` with structured items as raw bytes (padding too), complex64 ones as uint64 to fill."""
+    if fill and a.dtype.char == "F":  # NumPy fills complex64 items 1.6 times slower than uint64
         return a.view(np.uint64)
     if a.dtype.names is None or a.dtype.hasobject:
         return a
@@ -44,7 +44,7 @@ def _whole_items(a: np.ndarray[Any, Any], /) -> np.ndarray[Any, Any]:
 
 
 def _copy(step: Copy, /, by_index: bool = True) -> Call:
-    """The broadcast copy of `step` into a fresh array or `dest` (any strides), fills by index."""
+    """The broadcast copy of `step` into a fresh array or `dest`; a short fill by index if asked."""
     out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
     if 0 in out_shape:
         return lambda x, dest: np.empty(out_shape, np.asarray(x).dtype) if dest is None else dest
@@ -69,15 +69,15 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
 
         return copy_items
     spread, view_shape = view_shapes(step.shape, step.reps)
-    split = by_index and split_at(spread, view_shape)
+    split, fill = by_index and split_at(spread, view_shape), spread[-1:] != view_shape[-1:]
 
     def copy(x: Any, dest: Any) -> Any:
         a = np.asarray(x)
-        w, nbytes = _whole_items(a), size * a.itemsize
+        w, nbytes = _whole_items(a, fill), size * a.itemsize
         if dest is None:
             target = _placed(view_shape, w.dtype, w, nbytes)
         else:  # each axis of a pair split in two, which NumPy reshapes as a view of any strides
-            target = _whole_items(dest).reshape(view_shape)
+            target = _whole_items(dest, fill).reshape(view_shape)
         source = w.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
