@@ -202,3 +202,22 @@ def test_numpy_moves_complex64_as_uint64_and_padding_as_bytes(dtype: Any, moved:
     assert numpy_backend._whole_items(x, True).dtype == np.dtype(moved)  # into a fill
     assert numpy_backend._whole_items(x).dtype == np.dtype(moved if moved == "V16" else dtype)
     assert numpy_backend._whole_items(x.astype(object), True).dtype == object
+
+
+@pytest.mark.parametrize("dtype", ["<c8", ">c8"])
+@pytest.mark.parametrize("into", ["fresh", "C", "F", "strided"])
+def test_complex64_fills_keep_every_byte(dtype: str, into: str) -> None:
+    """Complex64 fills move as uint64: NaN payloads and -0 come out as `numpy.tile` writes them."""
+    bits = np.array([0x7FC00001_80000000, 0x00000001_7F800001, 1 << 63], "<u8")
+    for shape, reps in [((), (2,)), ((3, 1), (2, 5)), ((4, 3, 1), (1, 2, 32))]:
+        x = np.resize(bits, shape).view("<c8").astype(dtype)  # a cast keeps the bit patterns
+        want = np.tile(x, reps)
+        out = {
+            "fresh": None,
+            "C": np.empty(want.shape, dtype),
+            "F": np.empty(want.shape, dtype, order="F"),
+            "strided": np.empty((*want.shape, 2), dtype)[..., 0],
+        }[into]
+        got = xtile.tile(x, reps, out=out)
+        assert got.dtype == want.dtype
+        assert np.ascontiguousarray(got).tobytes() == want.tobytes(), (shape, reps)
