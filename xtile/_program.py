@@ -412,7 +412,7 @@ def _staged(
         if best[j][1]:
             found += _finals(base, layout, m, fresh, best[j][1], cur, left)
         a = axes[j - 1]
-        r, room = reps[a], m.stage // (math.prod(cur) * itemsize)
+        r, room = reps[a], min(m.stage, STAGE_BYTES // 2) // (math.prod(cur) * itemsize)
         pairs = (d for i in range(1, math.isqrt(r) + 1) if r % i == 0 for d in (i, r // i))
         divisors = sorted({d for d in pairs if 1 < d <= min(r - 1, room)})
         ks = divisors[-2:] + [k for k in divisors[:-2] if k * k >= r][:1]
