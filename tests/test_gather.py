@@ -9,6 +9,7 @@ import pytest
 
 import xtile
 from xtile import _backends, _program, _run
+from xtile._backends import numpy as numpy_backend
 from xtile._cli._main import describe
 from xtile._program import Copy, Program
 from xtile._testing import switched_off
@@ -172,8 +173,6 @@ def test_runs_as_items_go_by_index_into_a_corner_only(
     monkeypatch: pytest.MonkeyPatch, corner: bool
 ) -> None:
     """NumPy's runs as items: a fill of 2-4 by index into a corner (in cache), else one pass."""
-    from xtile._backends import numpy as numpy_backend
-
     passes: list[tuple[int, ...]] = []
     real = numpy_backend._by_index
     monkeypatch.setattr(
@@ -196,8 +195,6 @@ def test_runs_as_items_go_by_index_into_a_corner_only(
 def test_numpy_moves_complex64_as_uint64_and_padding_as_bytes(dtype: Any, moved: str) -> None:
     """NumPy fills complex64 items 1.6 times slower than uint64 ones (a view costs a small call
     0.5 us); padding must move too."""
-    from xtile._backends import numpy as numpy_backend
-
     x = np.zeros((3, 2), dtype)
     assert numpy_backend._whole_items(x, True).dtype == np.dtype(moved)  # into a fill
     assert numpy_backend._whole_items(x).dtype == np.dtype(moved if moved == "V16" else dtype)
@@ -209,7 +206,12 @@ def test_numpy_moves_complex64_as_uint64_and_padding_as_bytes(dtype: Any, moved:
 def test_complex64_fills_keep_every_byte(dtype: str, into: str) -> None:
     """Complex64 fills move as uint64: NaN payloads and -0 come out as `numpy.tile` writes them."""
     bits = np.array([0x7FC00001_80000000, 0x00000001_7F800001, 1 << 63], "<u8")
-    for shape, reps in [((), (2,)), ((3, 1), (2, 5)), ((4, 3, 1), (1, 2, 32))]:
+    for shape, reps in [
+        ((), (2,)),
+        ((3, 1), (2, 5)),
+        ((4, 3, 1), (1, 2, 32)),
+        ((2, 0, 1), (1, 1, 4)),
+    ]:
         x = np.resize(bits, shape).view("<c8").astype(dtype)  # a cast keeps the bit patterns
         want = np.tile(x, reps)
         out = {

@@ -28,7 +28,8 @@ def copy(x: Array, step: Copy, xp: Any, dest: Array | None = None) -> Array:
         return xp.reshape(xp.reshape(x, (-1,))[0:0], out_shape, copy=True)  # autograd's graph kept
     spread, view_shape = view_shapes(step.shape, step.reps)
     view = xp.broadcast_to(xp.reshape(x, spread), view_shape)
-    if lazy or not is_writeable_array(x):  # its library's copy (JAX: one program)
+    # its library's copy (JAX: one program); a known library's fresh array takes writes
+    if lazy or (library(xp) not in MUTABLE and not is_writeable_array(x)):
         return xp.reshape(view, out_shape, copy=True)
     fresh = xp.empty(view_shape, dtype=x.dtype, device=device(x))
     fresh[...] = view  # a C-ordered array of the view's shape: its reshape is a view
