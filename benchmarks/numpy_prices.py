@@ -7,7 +7,10 @@ What NumPy's copies cost by item size and address: the measurements behind four 
    ``numpy.copyto`` of 4,000 items broadcast over rows of 48 MiB in all (one thread).
 2. ``repeat``: ``numpy.repeat`` (the steps of ``numpy.tile``'s chain) moves blocks of 1,
    2, 4, 8, 16 and 32 bytes as items, and calls ``memcpy`` once for a block of any
-   other size. Per size: ns per block of 32,768 blocks.
+   other size. Per size: ns per block of 32,768 blocks. Blocks of 1-32 bytes also cost
+   a loop per source block, which a few repeats each do not hide (the price of a
+   ``repeat`` step's "elements"): per size, the ns per source block of ``numpy.repeat``
+   of 32,768 blocks by 2, over the two blocks it writes.
 3. 4K aliasing: the copy of a 32 KiB source repeated over a 9.5 MB destination, by where
    the destination lies from the source modulo 4 KiB. A few bytes above it (16 here),
    loads wait on stores; xtile places a big new output 2 KiB from such a source
@@ -58,6 +61,12 @@ def repeat_block(size: int) -> float:
     return best(lambda: a.repeat(512, 0)) / (64 * 512) * 1e9
 
 
+def repeat_source(size: int) -> float:
+    """Best ns per source block of ``numpy.repeat`` by 2, over the blocks it writes."""
+    a = np.zeros((1 << 15, size), np.uint8)
+    return best(lambda: a.repeat(2, 0)) / (1 << 15) * 1e9 - 2 * repeat_block(size)
+
+
 def aliased(delta: int, n: int = 1 << 15, rows: int = 290) -> float:
     """Best µs of a 32 KiB source copied over `rows` rows, `delta` bytes above it mod 4 KiB."""
     dst = np.empty(n * rows + 4096, np.uint8)
@@ -79,10 +88,11 @@ def replicated(delta: int, count: int = 114, size: int = 8192) -> float:
 
 def main() -> None:
     """Print the four tables."""
-    print(f"{'bytes':>5} {'void ns/item':>12} {'GB/s':>6} {'repeat ns/block':>15}")
+    print(f"{'bytes':>5} {'void ns/item':>12} {'GB/s':>6} {'repeat ns/block':>15} {'/source':>8}")
     for size in (1, 2, 3, 4, 6, 8, 12, 16, 20, 24, 32, 48, 64, 128):
         ns, rate = void_item(size)
-        print(f"{size:>5} {ns:>12.2f} {rate:>6.1f} {repeat_block(size):>15.2f}")
+        source = f"{repeat_source(size):>8.2f}" if size in (1, 2, 4, 8, 16, 32) else ""
+        print(f"{size:>5} {ns:>12.2f} {rate:>6.1f} {repeat_block(size):>15.2f} {source}")
     print(f"\n{'destination - source mod 4 KiB':>30} {'copy µs':>8}")
     for delta in (0, 16, 32, 48, 64, 512, 2048):
         print(f"{delta:>30} {aliased(delta):>8.0f}")

@@ -651,6 +651,33 @@ def test_a_copy_by_index_is_priced_as_numpy_writes_it(
 
 
 @pytest.mark.parametrize(
+    ("step", "itemsize", "work"),
+    [
+        (Repeat((3936, 1), 1, 39), 4, (0, 3936, 3936 * 39 * 4)),  # blocks of 4 bytes: items
+        (Repeat((5, 2), 1, 3), 1, (0, 5, 30)),  # of 2 bytes
+        (Repeat((2, 3, 4), 2, 5), 8, (0, 6, 960)),  # of 32 bytes
+        (Repeat((2, 3, 4), 1, 5), 8, (10, 0, 960)),  # of 96 bytes: a call per block written
+        (Repeat((7, 1), 0, 2), 16, (2, 0, 224)),  # one of 112 bytes, written twice
+    ],
+    ids=str,
+)
+def test_a_repeat_is_priced_per_source_block(
+    step: Repeat, itemsize: int, work: tuple[int, int, int]
+) -> None:
+    """`numpy.repeat` loops once per source block of 1-32 bytes, then writes it `r` times."""
+    program = Program(step.shape, (1,) * len(step.shape), step.shape, (step,))
+    assert _program.features(program, _c_layout(step.shape, itemsize), NUMPY.model) == [
+        ("repeat", work)
+    ]
+
+
+def test_numpy_tiles_many_short_repeats_of_short_blocks_staged() -> None:
+    """(8, 1) by (492, 39) float32: the chain's 3,936 blocks of 4 bytes cost a loop each."""
+    plan = _program.plan(_c_layout((8, 1), 4), (492, 39), NUMPY.model, True)
+    assert plan.name == "staged", describe(plan)
+
+
+@pytest.mark.parametrize(
     ("step", "out_shape", "aliased"),
     [
         (Replicate((114,), 1, 38, 76), (342, 76, 108), True),  # 8,208 bytes up: 16 above 8 KiB

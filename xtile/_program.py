@@ -43,9 +43,10 @@ class Model(NamedTuple):
     """A backend's price of each kind of step (`KINDS`), and what its primitives take."""
 
     # the prices (benchmarks/fit_cost.py) of: a broadcast copy; one whose runs move as
-    # items of a machine word; as longer items (void); a repeat of blocks; a copy inside
-    # the output (its "elements": bytes 4K-aliased, benchmarks/numpy_prices.py); the
-    # backend's own tile; a copy by index of a short last axis (`split_at`)
+    # items of a machine word; as longer items (void); a repeat of blocks (its "elements":
+    # source blocks of 1-32 bytes, a loop each); a copy inside the output (its "elements":
+    # bytes 4K-aliased); the backend's own tile; a copy by index of a short last axis
+    # (`split_at`). Both "elements" prices: benchmarks/numpy_prices.py
     copy: Price = (0.0, 0.0, 0.0, 0.0, 0.0)
     item: Price = NONE
     void: Price = NONE
@@ -236,10 +237,11 @@ def features(
                 kind, work = "gather", (work[1] - n, n, work[2])
             steps.append(("split" if by else kind, work))
             src = _c_strides(made, itemsize) if step.region is None else src
-        elif isinstance(step, Repeat):  # its blocks of 1-32 bytes move as items, others by call
-            n, made = math.prod(step.shape[: step.axis]) * step.r, _grown(*step)
-            items = n * (math.prod(step.shape[step.axis :]) * itemsize in (1, 2, 4, 8, 16, 32))
-            steps.append(("repeat", (n - items, items, math.prod(made) * itemsize)))
+        elif isinstance(step, Repeat):  # blocks of 1-32 bytes: a loop per source block, as items
+            rows, made = math.prod(step.shape[: step.axis]), _grown(*step)
+            item = math.prod(step.shape[step.axis :]) * itemsize in (1, 2, 4, 8, 16, 32)
+            work = ((1 - item) * rows * step.r, item * rows, math.prod(made) * itemsize)
+            steps.append(("repeat", work))
             src = _c_strides(made, itemsize)
         elif isinstance(step, Replicate):
             steps.append(("replicate", _replicate_work(step, out_shape, itemsize)))

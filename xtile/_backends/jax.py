@@ -27,9 +27,7 @@ def _jitted(x: jax.Array, reps: Shape, sharding: NamedSharding | None) -> jax.Ar
     if explicit is not None:  # sharding in types: the merging reshape must be told
         return jax.lax.reshape(view, out_shape, out_sharding=explicit)
     out = jnp.reshape(view, out_shape)
-    if sharding is not None:
-        out = jax.lax.with_sharding_constraint(out, sharding)  # type: ignore[no-untyped-call]
-    return out
+    return out if sharding is None else jax.lax.with_sharding_constraint(out, sharding)  # type: ignore[no-untyped-call]
 
 
 def _out_sharding(sharding: object, ndim: int, out_ndim: int, /) -> NamedSharding | None:
