@@ -57,7 +57,7 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
         copy_runs: Call = _copy(runs, step.region is not None)  # by index: into a corner only
         if step.gather:  # each run of the output taken by its index among the input's runs
             index = np.arange(math.prod(step.shape[first:last])).reshape(*step.shape[first:last], 1)
-            index = np.tile(index, step.reps[first : last + 1])
+            index = np.tile(index, step.reps[first : last + 1]).reshape(-1)
             copy_runs = functools.partial(_take, index, math.prod(step.shape[:first]))
 
         def copy_items(x: Any, dest: Any) -> Any:
@@ -93,8 +93,9 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
 
 
 def _take(index: Any, p: int, items: Any, runs: Any, /) -> None:
-    """Into `runs` (C-ordered, of `p` blocks), `items` (`p` blocks) at `index`: `numpy.take`."""
-    np.take(items.reshape(p, -1), index, 1, runs.reshape(p, *index.shape), "clip")
+    """Into `runs` (C-ordered, of `p` blocks), `items` (`p` blocks) at flat `index`, by block."""
+    take = functools.partial(np.take, indices=index, axis=1, mode="clip")  # "raise" buffers
+    _parallel(lambda t, s: take(s, out=t), runs.reshape(p, -1), items.reshape(p, -1), 1)
 
 
 def _placed(shape: tuple[int, ...], dtype: Any, source: Any, n: int, /) -> Any:
@@ -112,13 +113,13 @@ def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> 
         np.copyto(target[..., j], source[..., 0])
 
 
-def _parallel(copy: Callable[[Any, Any], object], target: Any, source: Any, /) -> None:
-    """``copy(target, source)``, in slabs of `target` on every thread if big."""
+def _parallel(copy: Callable[..., object], target: Any, source: Any, axes: int = 64, /) -> None:
+    """``copy(target, source)``, in slabs of one of `target`'s first `axes`, on threads if big."""
     if target.nbytes < _threads.PARALLEL_BYTES or target.dtype.hasobject:
         copy(target, source)
         return
     n = min(_threads.count(), target.size)
-    axis = next((i for i, d in enumerate(target.shape) if d % n == 0 or d >= 8 * n), None)
+    axis = next((i for i, d in enumerate(target.shape[:axes]) if d % n == 0 or d >= 8 * n), None)
     if n == 1 or axis is None or target.dtype.kind == "T":
         copy(target, source)
         return
