@@ -127,8 +127,9 @@ def _vector(steps: Any, kinds: list[str], big: int, shared: bool) -> np.ndarray:
     apart. Its "elements" are its 4K-aliased bytes (`xtile._program.features`), which random
     cases rarely have: NumPy's price of them is measured by ``numpy_prices.py``, and a
     fit without ``--only`` that finds none sets it to 0 (keep the measured one). A
-    repeat's "elements" are its source blocks of 1-32 bytes, priced by ``numpy_prices.py``
-    too; a fit of them (``--only repeat``) read 1.6-2.1 ns, and worse picks.
+    repeat's "elements" are its source blocks of 1, 2, 4, 8, 16 or 32 bytes, priced by
+    ``numpy_prices.py`` too; a fit of them (``--only repeat``) read 1.6-2.1 ns, with worse
+    picks.
     """
     v = np.zeros(5 * len(kinds))
     for kind, (loops, elements, nbytes) in steps:

@@ -7,7 +7,7 @@ What NumPy's copies cost by item size and address: the measurements behind four 
    ``numpy.copyto`` of 4,000 items broadcast over rows of 48 MiB in all (one thread).
 2. ``repeat``: ``numpy.repeat`` (the steps of ``numpy.tile``'s chain) moves blocks of 1,
    2, 4, 8, 16 and 32 bytes as items, and calls ``memcpy`` once for a block of any
-   other size. Per size: ns per block of 32,768 blocks. Blocks of 1-32 bytes also cost
+   other size. Per size: ns per block of 32,768 blocks. Those blocks also cost
    a loop per source block, which a few repeats each do not hide (the price of a
    ``repeat`` step's "elements"): per size, the ns per source block of ``numpy.repeat``
    of 32,768 blocks by 2, over the two blocks it writes.

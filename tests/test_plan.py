@@ -664,7 +664,7 @@ def test_a_copy_by_index_is_priced_as_numpy_writes_it(
 def test_a_repeat_is_priced_per_source_block(
     step: Repeat, itemsize: int, work: tuple[int, int, int]
 ) -> None:
-    """`numpy.repeat` loops once per source block of 1-32 bytes, then writes it `r` times."""
+    """`numpy.repeat` loops once per source block of 1, 2, 4, ... 32 bytes, writing it `r` times."""
     program = Program(step.shape, (1,) * len(step.shape), step.shape, (step,))
     assert _program.features(program, _c_layout(step.shape, itemsize), NUMPY.model) == [
         ("repeat", work)

@@ -44,9 +44,9 @@ class Model(NamedTuple):
 
     # the prices (benchmarks/fit_cost.py) of: a broadcast copy; one whose runs move as
     # items of a machine word; as longer items (void); a repeat of blocks (its "elements":
-    # source blocks of 1-32 bytes, a loop each); a copy inside the output (its "elements":
-    # bytes 4K-aliased); the backend's own tile; a copy by index of a short last axis
-    # (`split_at`). Both "elements" prices: benchmarks/numpy_prices.py
+    # source blocks of 1, 2, 4, 8, 16 or 32 bytes, a loop each); a copy inside the output
+    # (its "elements": bytes 4K-aliased); the backend's own tile; a copy by index of a short
+    # last axis (`split_at`). Both "elements" prices: benchmarks/numpy_prices.py
     copy: Price = (0.0, 0.0, 0.0, 0.0, 0.0)
     item: Price = NONE
     void: Price = NONE
@@ -237,7 +237,7 @@ def features(
                 kind, work = "gather", (work[1] - n, n, work[2])
             steps.append(("split" if by else kind, work))
             src = _c_strides(made, itemsize) if step.region is None else src
-        elif isinstance(step, Repeat):  # blocks of 1-32 bytes: a loop per source block, as items
+        elif isinstance(step, Repeat):  # blocks of 1, 2, 4, ..., 32 bytes: a loop per source block
             rows, made = math.prod(step.shape[: step.axis]), _grown(*step)
             item = math.prod(step.shape[step.axis :]) * itemsize in (1, 2, 4, 8, 16, 32)
             work = ((1 - item) * rows * step.r, item * rows, math.prod(made) * itemsize)

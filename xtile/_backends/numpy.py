@@ -94,6 +94,7 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
 
 def _take(index: Any, p: int, items: Any, runs: Any, /) -> None:
     """Into `runs` (C-ordered, of `p` blocks), `items` (`p` blocks) at flat `index`, by block."""
+    # `runs` is a fresh output, a C-ordered `out` or a C-ordered corner: its reshape a view
     take = functools.partial(np.take, indices=index, axis=1, mode="clip")  # "raise" buffers
     _parallel(lambda t, s: take(s, out=t), runs.reshape(p, -1), items.reshape(p, -1), 1)
 
