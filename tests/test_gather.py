@@ -223,34 +223,3 @@ def test_complex64_fills_keep_every_byte(dtype: str, into: str) -> None:
         got = xtile.tile(x, reps, out=out)
         assert got.dtype == want.dtype
         assert np.ascontiguousarray(got).tobytes() == want.tobytes(), (shape, reps)
-
-
-@pytest.mark.parametrize(
-    ("shape", "reps", "calls"),
-    [
-        ((100000, 4, 8), (1, 5, 1), [2]),  # 16 MB of 100,000 blocks: half on each thread
-        ((100001, 4, 8), (1, 5, 1), [2]),  # an odd count of blocks
-        ((3, 4096, 8), (1, 200, 1), []),  # 20 MB of 3 blocks: too few to split
-        ((4096, 8), (1000, 1), []),  # 33 MB of one block, its runs never split
-    ],
-    ids=str,
-)
-def test_a_big_gather_is_split_by_block_over_threads(
-    shape: tuple[int, ...], reps: tuple[int, ...], calls: list[int], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """From 12 MiB, each thread takes its slab of blocks (`numpy.take` runs on one thread)."""
-    x = _array(shape, "uint8")
-    found = _program.candidates(NUMPY.layout(x), reps, NUMPY.model, True)
-    (program,) = [p for p in found if p.name == "gather"]
-    ran: list[int] = []
-    run = numpy_backend._threads.run
-
-    def counted(c: Any, *most: int) -> None:
-        ran.append(len(c))
-        run(c, *most)
-
-    monkeypatch.setattr(numpy_backend._threads, "run", counted)
-    with xtile.threads(2):
-        got = _run.compile_program(program, NUMPY, NUMPY.xp)(x, None)
-    assert got.tobytes() == np.tile(x, reps).tobytes()
-    assert ran == calls

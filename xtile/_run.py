@@ -21,7 +21,7 @@ def copy(x: Array, step: Copy, xp: Any, dest: Array | None = None) -> Array:
         dest[...] = copy(x, step, xp)
         return dest
     # a known library's array is not probed (array-api-compat computes on an unknown one)
-    lazy = library(xp) not in MUTABLE and is_lazy_array(x)
+    lazy = (unknown := library(xp) not in MUTABLE) and is_lazy_array(x)
     if 0 in out_shape:  # no view of that shape (it may overflow)
         if lazy:
             return xp.empty(out_shape, dtype=x.dtype, device=device(x))
@@ -29,7 +29,7 @@ def copy(x: Array, step: Copy, xp: Any, dest: Array | None = None) -> Array:
     spread, view_shape = view_shapes(step.shape, step.reps)
     view = xp.broadcast_to(xp.reshape(x, spread), view_shape)
     # its library's copy (JAX: one program); a known library's fresh array takes writes
-    if lazy or (library(xp) not in MUTABLE and not is_writeable_array(x)):
+    if lazy or (unknown and not is_writeable_array(x)):
         return xp.reshape(view, out_shape, copy=True)
     fresh = xp.empty(view_shape, dtype=x.dtype, device=device(x))
     fresh[...] = view  # a C-ordered array of the view's shape: its reshape is a view

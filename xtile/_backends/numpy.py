@@ -58,7 +58,8 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
         if step.gather:  # each run of the output taken by its index among the input's runs
             index = np.arange(math.prod(step.shape[first:last])).reshape(*step.shape[first:last], 1)
             index = np.tile(index, step.reps[first : last + 1]).reshape(-1)
-            copy_runs = functools.partial(_take, index, math.prod(step.shape[:first]))
+            take = functools.partial(np.take, indices=index, axis=1, mode="clip")  # "raise" buffers
+            copy_runs = functools.partial(_take, take, math.prod(step.shape[:first]))
 
         def copy_items(x: Any, dest: Any) -> Any:
             a = np.asarray(x)
@@ -92,10 +93,9 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
     return copy
 
 
-def _take(index: Any, p: int, items: Any, runs: Any, /) -> None:
-    """Into `runs` (C-ordered, of `p` blocks), `items` (`p` blocks) at flat `index`, by block."""
+def _take(take: Callable[..., Any], p: int, items: Any, runs: Any, /) -> None:
+    """Into `runs` (C-ordered, of `p` blocks), `items` (`p` blocks) by `take`, by block."""
     # `runs` is a fresh output, a C-ordered `out` or a C-ordered corner: its reshape a view
-    take = functools.partial(np.take, indices=index, axis=1, mode="clip")  # "raise" buffers
     _parallel(lambda t, s: take(s, out=t), runs.reshape(p, -1), items.reshape(p, -1), 1)
 
 
