@@ -116,9 +116,14 @@ def _measure(
     return found
 
 
-def _vector(steps: Any, kinds: list[str], big: int, shared: bool) -> np.ndarray:
+def _vector(
+    steps: Any, kinds: list[str], big: int, shared: bool, grain: tuple[int, float]
+) -> np.ndarray:
     """
     A program's counts per price: per kind its calls, loops, elements, bytes, big bytes.
+
+    A step of fewer bytes than ``grain[0]`` counts its loops ``grain[1]`` times
+    (`xtile._program.Model.grain`: PyTorch copies those on one thread).
 
     A step's bytes count at the first byte price, and again at the extra price of a
     big step: the fit keeps a big step's byte price at least the small one's. Where
@@ -135,12 +140,15 @@ def _vector(steps: Any, kinds: list[str], big: int, shared: bool) -> np.ndarray:
     for kind, (loops, elements, nbytes) in steps:
         i = 5 * kinds.index(kind)
         v[i : i + 4] += (1, 0, elements, nbytes)
-        v[5 * kinds.index("copy" if shared and kind == "replicate" else kind) + 1] += loops
+        at = 5 * kinds.index("copy" if shared and kind == "replicate" else kind) + 1
+        v[at] += loops * (grain[1] if nbytes < grain[0] else 1)
         v[i + 4] += nbytes if nbytes >= big else 0
     return v
 
 
-def _fit(data: Any, kinds: list[str], big: int, fixed: np.ndarray) -> np.ndarray:
+def _fit(
+    data: Any, kinds: list[str], big: int, fixed: np.ndarray, grain: tuple[int, float]
+) -> np.ndarray:
     """
     The prices: a non-negative least-squares fit of the times, in relative error.
 
@@ -155,7 +163,7 @@ def _fit(data: Any, kinds: list[str], big: int, fixed: np.ndarray) -> np.ndarray
         fastest = min(t for _, t in case)
         for steps, t in case:
             w = 1.0 if t <= 1.5 * fastest else 0.3
-            rows.append(_vector(steps, kinds, big, shared) / t * w)
+            rows.append(_vector(steps, kinds, big, shared, grain) / t * w)
             targets.append(w)
     a, b = np.array(rows), np.array(targets)
     free = np.isnan(fixed)
@@ -250,7 +258,7 @@ def report(train: Any, check: Any, big: int, model: _program.Model, only: list[s
     else:
         free = [k for k in kinds if k in only] if only else kinds
         fixed = np.where(np.repeat([k in free for k in kinds], 5), np.nan, own)
-        coef = _fit(train, kinds, big, fixed)
+        coef = _fit(train, kinds, big, fixed, model.grain)
         if "replicate" in free and "copy" in kinds:  # its loops are priced as a copy's
             coef[5 * kinds.index("replicate") + 1] = coef[5 * kinds.index("copy") + 1]
         fits: dict[str, Any] = {

@@ -677,6 +677,24 @@ def test_numpy_tiles_many_short_repeats_of_short_blocks_staged() -> None:
     assert plan.name == "staged", describe(plan)
 
 
+def test_a_step_under_the_grain_costs_its_loops_more() -> None:
+    """PyTorch copies fewer elements than its GRAIN_SIZE on one thread: each loop costs more."""
+    m = Model(copy=(100.0, 1.0, 0.0, 0.0, 0.0), grain=(1000, 2.5))
+    assert _program._charge(m, "copy", (10, 0, 999)) == 100.0 + 25.0
+    assert _program._charge(m, "copy", (10, 0, 1000)) == 100.0 + 10.0
+    assert _program._charge(m._replace(grain=(0, 1.0)), "copy", (10, 0, 999)) == 110.0
+
+
+def test_torch_tiles_a_small_tile_of_short_runs_staged() -> None:
+    """(3, 4, 2) by (1, 100, 5) float32: one copy runs 1,200 loops of 10 on one thread."""
+    torch = pytest.importorskip("torch")
+    backend = _backends.load("torch")
+    layout = backend.layout(torch.zeros((3, 4, 2)))
+    assert layout is not None
+    plan = _program.plan(layout, (1, 100, 5), backend.model, True)
+    assert plan.name == "staged", describe(plan)
+
+
 @pytest.mark.parametrize(
     ("step", "out_shape", "aliased"),
     [

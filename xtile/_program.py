@@ -56,6 +56,7 @@ class Model(NamedTuple):
     native: Price = NONE
     split: Price = NONE
     big: int = 1 << 23  # the least step whose bytes cost the second byte price
+    grain: tuple[int, float] = (0, 1.0)  # a step of fewer bytes: its loops cost [1] times
     words: frozenset[int] = frozenset()  # run sizes a copy moves as one machine word
     interleaved: bool = False  # a written prefix copies to places interleaved with it
     threads: int = 1  # the threads that write slabs of one output at once (`Slabs`)
@@ -213,8 +214,8 @@ def _replicate_work(step: Replicate, out_shape: Shape, itemsize: int, /) -> tupl
 def _charge(m: Model, kind: str, work: tuple[int, int, int], /) -> float:
     """The price of one step of `kind` doing `work` (inner loops, elements, bytes)."""
     price: Price = getattr(m, kind)
-    byte = price[4] if work[2] >= m.big else price[3]
-    return price[0] + work[0] * price[1] + work[1] * price[2] + work[2] * byte
+    byte, slow = price[3 + (work[2] >= m.big)], m.grain[1] if work[2] < m.grain[0] else 1
+    return price[0] + work[0] * price[1] * slow + work[1] * price[2] + work[2] * byte
 
 
 def features(

@@ -99,9 +99,7 @@ def _inside(step: object) -> bool:
 
 def _copier(step: Copy, backend: Backend, xp: Any) -> Call:
     """The backend's copy of `step`, or the standard one."""
-    if backend.copy is not None:
-        return backend.copy(step)
-    return lambda x, dest: copy(x, step, xp, dest)
+    return backend.copy(step) if backend.copy else lambda x, dest: copy(x, step, xp, dest)
 
 
 def _write(
