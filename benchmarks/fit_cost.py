@@ -10,9 +10,11 @@ non-negative least-squares fit of those to the times, in relative error. Then th
 is judged as the planner uses it: on the cases of ``--check`` (another seed, not
 fitted on), the time of the program the prices pick over the fastest candidate's, for
 the fitted prices and for the backend's own. It prints the prices to paste into
-``xtile/_backends/<backend>.py``. ``--cases gen2`` times the cases of
-``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``), ``--cases split``
-the sweep's cases with a last axis of 1 repeated 2 to 4 times (copies by index),
+``xtile/_backends/<backend>.py`` where their picks are the better (PyTorch's refit, with
+its `Model.grain`, picks worse than its prices: docs/performance.md). ``--cases gen2``
+times the cases of ``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``),
+``--cases split`` the sweep's cases with a last axis of 1 repeated 2 to 4 times (copies
+by index),
 ``--cases big`` outputs of `Model.big` bytes or more, half the sweep's, half ``gen2``'s.
 ``--only KINDS`` fits only those kinds' prices, the others kept at the backend's own;
 ``--only memory`` only the byte prices of big steps, each chosen from a grid for the
@@ -117,13 +119,13 @@ def _measure(
 
 
 def _vector(
-    steps: Any, kinds: list[str], big: int, shared: bool, grain: tuple[int, float]
+    steps: Any, kinds: list[str], big: int, shared: bool, loop: _program.Model
 ) -> np.ndarray:
     """
     A program's counts per price: per kind its calls, loops, elements, bytes, big bytes.
 
-    A step of fewer bytes than ``grain[0]`` counts its loops ``grain[1]`` times
-    (`xtile._program.Model.grain`: PyTorch copies those on one thread).
+    A step's loops count as `loop` (every price 1 ns a loop) charges them: a step under
+    `xtile._program.Model.grain` counts them more (PyTorch copies it on one thread).
 
     A step's bytes count at the first byte price, and again at the extra price of a
     big step: the fit keeps a big step's byte price at least the small one's. Where
@@ -141,13 +143,13 @@ def _vector(
         i = 5 * kinds.index(kind)
         v[i : i + 4] += (1, 0, elements, nbytes)
         at = 5 * kinds.index("copy" if shared and kind == "replicate" else kind) + 1
-        v[at] += loops * (grain[1] if nbytes < grain[0] else 1)
+        v[at] += _program._charge(loop, kind, (loops, elements, nbytes))
         v[i + 4] += nbytes if nbytes >= big else 0
     return v
 
 
 def _fit(
-    data: Any, kinds: list[str], big: int, fixed: np.ndarray, grain: tuple[int, float]
+    data: Any, kinds: list[str], big: int, fixed: np.ndarray, model: _program.Model
 ) -> np.ndarray:
     """
     The prices: a non-negative least-squares fit of the times, in relative error.
@@ -155,15 +157,16 @@ def _fit(
     The candidates within 1.5x of their case's fastest weigh more: the prices must
     rank those right, and only need to find the others dear. Only the prices NaN in
     `fixed` are fitted, to the time the others leave; a free replication's loops are
-    priced as a copy's.
+    priced as a copy's. `model`'s grain says which steps' loops cost more.
     """
     shared = "replicate" in kinds and bool(np.isnan(fixed[5 * kinds.index("replicate")]))
+    loop = model._replace(**dict.fromkeys(_program.KINDS, (0.0, 1.0, 0.0, 0.0, 0.0)))
     rows, targets = [], []
     for case in data:
         fastest = min(t for _, t in case)
         for steps, t in case:
             w = 1.0 if t <= 1.5 * fastest else 0.3
-            rows.append(_vector(steps, kinds, big, shared, grain) / t * w)
+            rows.append(_vector(steps, kinds, big, shared, loop) / t * w)
             targets.append(w)
     a, b = np.array(rows), np.array(targets)
     free = np.isnan(fixed)
@@ -258,7 +261,7 @@ def report(train: Any, check: Any, big: int, model: _program.Model, only: list[s
     else:
         free = [k for k in kinds if k in only] if only else kinds
         fixed = np.where(np.repeat([k in free for k in kinds], 5), np.nan, own)
-        coef = _fit(train, kinds, big, fixed, model.grain)
+        coef = _fit(train, kinds, big, fixed, model)
         if "replicate" in free and "copy" in kinds:  # its loops are priced as a copy's
             coef[5 * kinds.index("replicate") + 1] = coef[5 * kinds.index("copy") + 1]
         fits: dict[str, Any] = {

@@ -679,14 +679,14 @@ def test_numpy_tiles_many_short_repeats_of_short_blocks_staged() -> None:
 
 def test_a_step_under_the_grain_costs_its_loops_more() -> None:
     """PyTorch copies fewer elements than its GRAIN_SIZE on one thread: each loop costs more."""
-    m = Model(copy=(100.0, 1.0, 0.0, 0.0, 0.0), grain=(1000, 2.5))
-    assert _program._charge(m, "copy", (10, 0, 999)) == 100.0 + 25.0
-    assert _program._charge(m, "copy", (10, 0, 1000)) == 100.0 + 10.0
-    assert _program._charge(m._replace(grain=(0, 1.0)), "copy", (10, 0, 999)) == 110.0
+    m = Model(copy=(100.0, 1.0, 0.5, 0.25, 0.25), grain=(1000, 2.5))
+    assert _program._charge(m, "copy", (10, 20, 999)) == 100.0 + 25.0 + 10.0 + 249.75
+    assert _program._charge(m, "copy", (10, 20, 1000)) == 100.0 + 10.0 + 10.0 + 250.0
+    assert _program._charge(m._replace(grain=(0, 1.0)), "copy", (10, 20, 999)) == 369.75
 
 
 def test_torch_tiles_a_small_tile_of_short_runs_staged() -> None:
-    """(3, 4, 2) by (1, 100, 5) float32: one copy runs 1,200 loops of 10 on one thread."""
+    """(3, 4, 2) by (1, 100, 5) float32: one copy runs 6,000 loops of 2 on one thread."""
     torch = pytest.importorskip("torch")
     backend = _backends.load("torch")
     layout = backend.layout(torch.zeros((3, 4, 2)))

@@ -56,7 +56,8 @@ class Model(NamedTuple):
     native: Price = NONE
     split: Price = NONE
     big: int = 1 << 23  # the least step whose bytes cost the second byte price
-    grain: tuple[int, float] = (0, 1.0)  # a step of fewer bytes: its loops cost [1] times
+    grain: tuple[int, float] = (0, 1.0)  # (n, f): a step of under n bytes (on one thread)
+    # costs each inner loop f times its price
     words: frozenset[int] = frozenset()  # run sizes a copy moves as one machine word
     interleaved: bool = False  # a written prefix copies to places interleaved with it
     threads: int = 1  # the threads that write slabs of one output at once (`Slabs`)

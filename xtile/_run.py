@@ -74,9 +74,7 @@ def compile_program(
             return out
 
         return run
-    writes = [
-        _write(step, backend, xp) for step in steps[cut:] if not isinstance(step, Repeat | Whole)
-    ]
+    writes = [_write(s, backend, xp) for s in steps[cut:] if not isinstance(s, Repeat | Whole)]
     out_shape = program.out_shape
     empty = backend.empty or (lambda s, x: xp.empty(s, dtype=x.dtype, device=device(x)))
 

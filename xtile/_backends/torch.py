@@ -188,7 +188,7 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     replicate=(23420.0, 1.045, 0.0, 0.02567, 0.02567),
     native=(14020.0, 1.161, 0.02367, 0.009114, 0.352),
     big=1 << 25,  # glibc's largest mmap threshold: above it, every output is faulted anew
-    grain=(1 << 18, 2.5),  # PyTorch's GRAIN_SIZE of 8-byte elements: one thread under it
+    grain=(1 << 18, 2.5),  # GRAIN_SIZE (32,768) of 8-byte elements (docs/performance.md)
     words=frozenset({2, 4, 8}),
     interleaved=True,
 )
