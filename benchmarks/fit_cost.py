@@ -14,8 +14,8 @@ the fitted prices and for the backend's own. It prints the prices to paste into
 its `Model.grain`, picks worse than its prices: docs/performance.md). ``--cases gen2``
 times the cases of ``benchmarks/shapes2.py`` instead (seeds ``--seed`` and ``--check``),
 ``--cases split`` the sweep's cases with a last axis of 1 repeated 2 to 4 times (copies
-by index),
-``--cases big`` outputs of `Model.big` bytes or more, half the sweep's, half ``gen2``'s.
+by index), ``--cases big`` outputs of `Model.big` bytes or more, half the sweep's, half
+``gen2``'s.
 ``--only KINDS`` fits only those kinds' prices, the others kept at the backend's own;
 ``--only memory`` only the byte prices of big steps, each chosen from a grid for the
 fastest picks on the fitted cases. ``torch-cuda``
@@ -124,8 +124,9 @@ def _vector(
     """
     A program's counts per price: per kind its calls, loops, elements, bytes, big bytes.
 
-    A step's loops count as `loop` (every price 1 ns a loop) charges them: a step under
-    `xtile._program.Model.grain` counts them more (PyTorch copies it on one thread).
+    A step's loops count what `loop` (a model whose every price is 1 ns a loop) charges
+    for them: `grain[1]` times each in a step under `xtile._program.Model.grain`'s bytes
+    (PyTorch copies it on one thread), once elsewhere.
 
     A step's bytes count at the first byte price, and again at the extra price of a
     big step: the fit keeps a big step's byte price at least the small one's. Where
