@@ -554,14 +554,16 @@ def test_one_axis(extents: tuple[int, ...], out_extents: tuple[int, ...], one: b
 
 
 def test_stage_and_steps_stay_in_their_bounds() -> None:
-    """Every staged array fits the stage; every step's region and copy lie in the output."""
+    """Every staged array fits its model's stage; every step's region and copy lie in the output."""
+    models = [NUMPY.model] + ([_backends.load("torch").device] if _have("torch") else [])
     for shape, reps in itertools.product(
-        [(3,), (2, 5), (7, 1, 3), (2, 2, 2, 2)], [(39639,), (3, 1000), (2, 9, 401), (5, 1, 1, 700)]
+        [(3,), (2, 5), (7, 1, 3), (2, 2, 2, 2), (100, 100, 3)],
+        [(39639,), (3, 1000), (2, 9, 401), (5, 1, 1, 700), (10, 10, 10)],
     ):
-        for itemsize, fresh in itertools.product((1, 2, 8, 16), (True, False)):
+        for itemsize, fresh, model in itertools.product((1, 2, 8, 16), (True, False), models):
             layout = _c_layout(shape, itemsize)
-            for program in _program.candidates(layout, reps, NUMPY.model, fresh):
-                _in_bounds(program, itemsize)
+            for program in _program.candidates(layout, reps, model, fresh):
+                _in_bounds(program, itemsize, model.stage)
             # into `out`: no program whose output `numpy.repeat` makes (a temporary)
             into = _program.plan(layout, reps, NUMPY.model, fresh, frozenset({"native"}))
             assert not isinstance(into.steps[-1], Repeat), describe(into)
@@ -583,7 +585,7 @@ def test_numpys_chain_of_repeats_is_a_candidate_within_the_stage(
         _check(program, _array((2, 5), 8), NUMPY, NUMPY.xp, True)
 
 
-def _in_bounds(program: Program, itemsize: int) -> None:
+def _in_bounds(program: Program, itemsize: int, stage: int = _program.STAGE_BYTES) -> None:
     out_shape, why = program.out_shape, describe(program)
     ndim = len(out_shape)
     fresh = [s for s in program.steps if not _writes_into_output(program._replace(steps=(s,)))]
@@ -613,7 +615,7 @@ def _in_bounds(program: Program, itemsize: int) -> None:
             size = math.prod(step.shape) * (
                 step.r if isinstance(step, Repeat) else math.prod(step.reps)
             )
-            assert size * itemsize <= _program.STAGE_BYTES, why
+            assert size * itemsize <= stage, why
     if program.name == "native" and isinstance(program.steps[0], Repeat):
         # NumPy's chain: `numpy.tile`'s order, each array but the output within the stage
         assert [s.axis for s in program.steps] == [i for i, r in enumerate(program.reps) if r != 1]
@@ -693,6 +695,20 @@ def test_torch_tiles_a_small_tile_of_short_runs_staged() -> None:
     assert layout is not None
     plan = _program.plan(layout, (1, 100, 5), backend.model, True)
     assert plan.name == "staged", describe(plan)
+
+
+def test_a_device_stages_megabytes_then_moves_16_byte_items() -> None:
+    """(100, 100, 3) by (10, 10, 10) float32 on a GPU: a staged 1.2 MB, then 120-byte runs."""
+    torch = pytest.importorskip("torch")
+    backend = _backends.load("torch")
+    x = torch.arange(30000, dtype=torch.float32).reshape(100, 100, 3)
+    layout = backend.layout(x)._replace(tuned=False)  # as a CUDA tensor's
+    small = backend.device._replace(stage=1 << 15)  # the host's stage: 1.2 MB does not fit
+    assert "staged" not in {p.name for p in _program.candidates(layout, (10, 10, 10), small, True)}
+    plan = _program.plan(layout, (10, 10, 10), backend.device, True)
+    assert [(s.shape, s.item) for s in plan.steps] == [((100, 100, 3), 0), ((100, 100, 30), 16)]  # type: ignore[union-attr]
+    got = _run.compile_program(plan, backend, backend.xp)(x, None)
+    np.testing.assert_array_equal(got.numpy(), np.tile(x.numpy(), (10, 10, 10)))
 
 
 @pytest.mark.parametrize(
