@@ -507,8 +507,8 @@ def test_every_program_tiles_right(
     """
     Every candidate of every backend writes `numpy.tile`'s every byte, into a sentinel.
 
-    The stage is made small so that small cases stage in levels and in parts; a dropped
-    step (the rest of a part, a doubling step) leaves sentinel bytes.
+    Each model's stage is made small so that small cases stage in levels and in parts; a
+    dropped step (the rest of a part, a doubling step) leaves sentinel bytes.
     """
     full_shape, full_reps = _program.promote(shape, reps)
     assume(math.prod(full_shape) * math.prod(full_reps) < 1 << 20)
@@ -518,7 +518,7 @@ def test_every_program_tiles_right(
     with pytest.MonkeyPatch.context() as m:
         m.setattr(_program, "STAGE_BYTES", 1 << 9)
         for a, backend, xp, layout, model in _backends_for(x):
-            for program in _program.candidates(layout, reps, model, fresh):
+            for program in _program.candidates(layout, reps, model._replace(stage=1 << 9), fresh):
                 assert program.name in NAMES
                 _check(program, a, backend, xp, fresh)
 
@@ -560,10 +560,11 @@ def test_stage_and_steps_stay_in_their_bounds() -> None:
         [(3,), (2, 5), (7, 1, 3), (2, 2, 2, 2), (100, 100, 3)],
         [(39639,), (3, 1000), (2, 9, 401), (5, 1, 1, 700), (10, 10, 10)],
     ):
-        for itemsize, fresh, model in itertools.product((1, 2, 8, 16), (True, False), models):
+        for itemsize, fresh in itertools.product((1, 2, 8, 16), (True, False)):
             layout = _c_layout(shape, itemsize)
-            for program in _program.candidates(layout, reps, model, fresh):
-                _in_bounds(program, itemsize, model.stage)
+            for model in models:
+                for program in _program.candidates(layout, reps, model, fresh):
+                    _in_bounds(program, itemsize, model.stage)
             # into `out`: no program whose output `numpy.repeat` makes (a temporary)
             into = _program.plan(layout, reps, NUMPY.model, fresh, frozenset({"native"}))
             assert not isinstance(into.steps[-1], Repeat), describe(into)
@@ -698,14 +699,17 @@ def test_torch_tiles_a_small_tile_of_short_runs_staged() -> None:
 
 
 def test_a_device_stages_megabytes_then_moves_16_byte_items() -> None:
-    """(100, 100, 3) by (10, 10, 10) float32 on a GPU: a staged 1.2 MB, then 120-byte runs."""
+    """(100, 100, 3) by (10, 10, 10) float32 on a GPU: a staged 1.2 MB, then as 16-byte items."""
     torch = pytest.importorskip("torch")
     backend = _backends.load("torch")
     x = torch.arange(30000, dtype=torch.float32).reshape(100, 100, 3)
-    layout = backend.layout(x)._replace(tuned=False)  # as a CUDA tensor's
+    layout = backend.layout(x)
+    assert layout is not None
+    layout = layout._replace(tuned=False)  # as a CUDA tensor's
     small = backend.device._replace(stage=1 << 15)  # the host's stage: 1.2 MB does not fit
     assert "staged" not in {p.name for p in _program.candidates(layout, (10, 10, 10), small, True)}
     plan = _program.plan(layout, (10, 10, 10), backend.device, True)
+    assert plan.name == "staged", describe(plan)  # its last copy's runs: rows of 12,000 bytes
     assert [(s.shape, s.item) for s in plan.steps] == [((100, 100, 3), 0), ((100, 100, 30), 16)]  # type: ignore[union-attr]
     got = _run.compile_program(plan, backend, backend.xp)(x, None)
     np.testing.assert_array_equal(got.numpy(), np.tile(x.numpy(), (10, 10, 10)))

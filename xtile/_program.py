@@ -13,7 +13,7 @@ __all__ = [
 ]  # fmt: skip
 
 # limits, not tuning: the lowest rank limit of the array libraries' broadcast views,
-# and the largest staged array (it stays in cache; the peak memory is the output's + this)
+# and the host's largest staged array (it stays in cache; the peak memory: the output + this)
 MAX_DIMS = 64
 STAGE_BYTES = 1 << 15
 # a slab of a big output written by its own program (docs/performance.md)
