@@ -157,7 +157,7 @@ def _recorded(t: torch.Tensor, /) -> bool:
 
 def _check_out(t: torch.Tensor, o: torch.Tensor, op: str, /) -> None:
     """`o` (`out`) and `t` (`x`) outside autograd and torch.func; `o` apart from `t`'s memory."""
-    if o.requires_grad or any(_recorded(v) or _wrapped(v) for v in (t, o)):
+    if o.requires_grad or _recorded(t) or _recorded(o) or _wrapped(t) or _wrapped(o):
         msg = f"{op}: `out` cannot take a tile that autograd, forward AD or torch.func tracks."
         raise TypeError(msg)
     if o.is_inference() and not torch.is_inference_mode_enabled():
@@ -168,7 +168,7 @@ def _check_out(t: torch.Tensor, o: torch.Tensor, op: str, /) -> None:
 
 def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
     """Whether the memory spans of `a` and `b` overlap (a bound: strided views may not)."""
-    if a.device != b.device or a.is_meta or not a.numel() or not b.numel():
+    if a.is_meta or not a.numel() or not b.numel():  # one device: `out`'s is checked first
         return False  # meta tensors have no memory (every address is 0)
     sa, sb = a.untyped_storage(), b.untyped_storage()  # apart when their allocations are
     if sa.data_ptr() + sa.nbytes() <= sb.data_ptr() or sb.data_ptr() + sb.nbytes() <= sa.data_ptr():
