@@ -315,21 +315,21 @@ def _inference(torch: Any, a: Any) -> Any:
 
 
 @pytest.mark.parametrize("dtype", ["int8", "float64", "V3", "object"])
-@pytest.mark.parametrize("offset", [0, 16, 48, 2048])
-@pytest.mark.parametrize("pages", [4, 43])  # a staged array; an input of rows of 4 KiB
-def test_a_big_output_lies_2_kib_from_a_source_of_whole_pages(
-    offset: int, dtype: str, pages: int
-) -> None:
+@pytest.mark.parametrize("offset", [0, 16, 48, 2048, 3])  # 3: float64 unaligned
+@pytest.mark.parametrize("pages", [4, 43, 4.1])  # a staged array; rows of 4 KiB; neither
+def test_a_big_output_lies_2_kib_from_its_source(offset: int, dtype: str, pages: float) -> None:
     """
-    NumPy's new output starts 2 KiB from a source of whole 4 KiB, mod 4 KiB, if big.
+    NumPy's new output starts 2 KiB from its source, mod 4 KiB, if big (1 or 8 MiB).
 
-    A few bytes above the source, every load of the copy waits on a store
-    (`benchmarks/numpy_prices.py`: 16 bytes, 20 times slower); the values are the same.
-    An object array's items are pointers: it gets a plain new array.
+    A few bytes above a source of whole 4 KiB, every load of the copy waits on a store
+    (`benchmarks/numpy_prices.py`: 16 bytes, 20 times slower); a long run copied to
+    another place in a 64-byte line than its source's runs at half speed past the
+    caches. The values are the same. An object array's items are pointers, and an
+    unaligned source would make an unaligned output: each gets a plain new array.
     """
     numpy_backend = _backends.load("numpy")
     size = np.dtype(dtype).itemsize
-    n = (pages - pages % 3 if size == 3 else pages) * 4096 // size  # whole 4 KiB
+    n = int((pages - pages % 3 if size == 3 else pages) * 4096) // size
     values = (np.arange(n * size) % 251).astype(np.uint8)
     if dtype == "object":
         src = np.arange(n).astype(object)
@@ -337,11 +337,14 @@ def test_a_big_output_lies_2_kib_from_a_source_of_whole_pages(
         buf = np.zeros(n * size + 4096, np.uint8)
         buf[offset : offset + n * size] = values
         src = buf[offset : offset + n * size].view(dtype)
-    for rows, placed in [(300 if pages == 4 else 8, dtype != "object"), (3, False)]:
+    aligned = dtype != "object" and src.flags.aligned
+    # placed from 1 MiB for a source of whole 4 KiB (4K aliasing), else from 8 MiB
+    for rows, placed in [({4: 300, 43: 8}.get(pages, 600), aligned), (3, False)]:
         out = numpy_backend.copy(Copy((n,), (rows,)))(src, None)  # type: ignore[misc]
         np.testing.assert_array_equal(out.reshape(rows, n), np.broadcast_to(src, (rows, n)))
         if placed:
-            assert 2048 - 64 < (out.ctypes.data - src.ctypes.data) % 4096 <= 2048
+            assert (out.ctypes.data - src.ctypes.data) % 4096 == 2048
+            assert out.flags.aligned
         empty = numpy_backend.empty(out.shape, src)  # type: ignore[misc]
         assert empty.shape == out.shape
         assert empty.dtype == src.dtype
@@ -672,6 +675,25 @@ def test_a_repeat_is_priced_per_source_block(
     assert _program.features(program, _c_layout(step.shape, itemsize), NUMPY.model) == [
         ("repeat", work)
     ]
+
+
+@pytest.mark.parametrize(("reps", "staged"), [(69323, 16), (6932, 37)])
+def test_past_the_caches_a_part_of_an_axis_stages_8_kib_of_whole_lines(
+    reps: int, staged: int
+) -> None:
+    """
+    (3, 2, 18) float32 by (r, 1, 1): past 8 MiB, its part stages 8 KiB in whole 64-byte lines.
+
+    Long runs copied off a line, or from a source of more than about 8 KiB, write the
+    output at half speed past the caches (docs/performance.md); a 3 MB one stages 16 KiB.
+    """
+    found = _program.candidates(_c_layout((3, 2, 18), 4), (reps, 1, 1), NUMPY.model, True)
+    parts = [p.steps[0] for p in found if p.name == "staged" and _writes_into_output(p)]
+    assert [s.r for s in parts if isinstance(s, Repeat)] == [staged], parts
+    if reps == 69323:
+        assert _program.plan(_c_layout((3, 2, 18), 4), (reps, 1, 1), NUMPY.model, True) in [
+            p for p in found if p.name == "staged" and p.steps[0] in parts
+        ]
 
 
 def test_numpy_tiles_many_short_repeats_of_short_blocks_staged() -> None:

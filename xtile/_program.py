@@ -384,8 +384,7 @@ def _staged(
 ) -> list[Program]:
     """The programs that first tile the inner repeated axes into arrays of `m.stage` bytes."""
     shape, reps, itemsize, out_shape = base.shape, base.reps, layout.itemsize, base.out_shape
-    axes = [i for i, r in enumerate(reps) if r != 1]
-    n = len(axes)
+    n = len(axes := [i for i, r in enumerate(reps) if r != 1])
 
     def between(j: int, k: int, part: tuple[int, int] = (-1, 1)) -> Shape:
         """The repeats from state `k` to state `j`, and `part` (an axis, its repeats)."""
@@ -411,12 +410,14 @@ def _staged(
         best[j] = min((level(k, between(j, k)) for k in list(best)), key=operator.itemgetter(0))
     found: list[Program] = []
     for j in list(best):
-        cur = state[j]
-        left = between(0, j)
+        cur, left = state[j], between(0, j)
         if best[j][1]:
             found += _finals(base, layout, m, fresh, best[j][1], cur, left)
         a = axes[j - 1]
-        r, room = reps[a], min(m.stage, STAGE_BYTES // 2) // (math.prod(cur) * itemsize)
+        big = layout.tuned and math.prod(out_shape) * itemsize >= m.big  # past a host's caches
+        r, unit = reps[a], 64 // math.gcd(64, math.prod(cur[a:]) * itemsize) if big else 1
+        room = min(m.stage, STAGE_BYTES >> 1 + big) // (math.prod(cur) * itemsize)
+        room = room // unit * unit or room  # runs of whole 64-byte lines where they fit
         pairs = (d for i in range(1, math.isqrt(r) + 1) if r % i == 0 for d in (i, r // i))
         divisors = sorted({d for d in pairs if 1 < d <= min(r - 1, room)})
         ks = divisors[-2:] + [k for k in divisors[:-2] if k * k >= r][:1]
