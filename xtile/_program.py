@@ -55,7 +55,8 @@ class Model(NamedTuple):
     replicate: Price = NONE
     native: Price = NONE
     split: Price = NONE
-    big: int = 1 << 23  # the least step whose bytes cost the second byte price
+    big: int = 1 << 23  # the least step whose bytes cost the second byte price; the
+    # least output past a host's caches (`_staged`)
     grain: tuple[int, float] = (0, 1.0)  # (n, f): a step of under n bytes (on one thread)
     # costs each inner loop f times its price
     words: frozenset[int] = frozenset()  # run sizes a copy moves as one machine word
@@ -409,15 +410,15 @@ def _staged(
             break
         best[j] = min((level(k, between(j, k)) for k in list(best)), key=operator.itemgetter(0))
     found: list[Program] = []
+    big = layout.tuned and math.prod(out_shape) * itemsize >= m.big  # past a host's caches
     for j in list(best):
         cur, left = state[j], between(0, j)
         if best[j][1]:
             found += _finals(base, layout, m, fresh, best[j][1], cur, left)
         a = axes[j - 1]
-        big = layout.tuned and math.prod(out_shape) * itemsize >= m.big  # past a host's caches
         r, unit = reps[a], 64 // math.gcd(64, math.prod(cur[a:]) * itemsize) if big else 1
-        room = min(m.stage, STAGE_BYTES >> 1 + big) // (math.prod(cur) * itemsize)
-        room = room // unit * unit or room  # runs of whole 64-byte lines where they fit
+        room = min(m.stage, STAGE_BYTES >> (1 + big)) // (math.prod(cur) * itemsize)
+        room = room // unit * unit or room  # staged runs of whole 64-byte lines where one fits
         pairs = (d for i in range(1, math.isqrt(r) + 1) if r % i == 0 for d in (i, r // i))
         divisors = sorted({d for d in pairs if 1 < d <= min(r - 1, room)})
         ks = divisors[-2:] + [k for k in divisors[:-2] if k * k >= r][:1]

@@ -101,10 +101,10 @@ def _take(take: Callable[..., Any], p: int, items: Any, runs: Any, /) -> None:
 
 def _placed(shape: tuple[int, ...], dtype: Any, source: Any, n: int, /) -> Any:
     """A new array of `shape`, `n` bytes; a big one 2 KiB from `source`, mod 4 KiB."""
-    if n < 1 << (23 if source.nbytes % 4096 else 20) or dtype.hasobject or not source.flags.aligned:
+    if n < (MODEL.big if source.nbytes % 4096 else 1 << 20) or dtype.hasobject:
         return np.empty(shape, dtype)
     buf = np.empty(n + 4096, np.uint8)  # (4K aliasing: a source just below it is 10x slower)
-    at = (source.ctypes.data + 2048 - buf.ctypes.data) % 4096
+    at = (source.ctypes.data + 2048 - buf.ctypes.data) % 4096 & -16  # aligned as `buf`
     return buf[at : at + n].view(dtype).reshape(shape)
 
 
