@@ -319,17 +319,19 @@ _STRUCT = np.dtype([("a", "i1"), ("b", "<f8")], align=True)  # 8-byte aligned, p
 
 @pytest.mark.parametrize("dtype", ["int8", "float64", "V3", "object", _STRUCT], ids=str)
 @pytest.mark.parametrize("offset", [0, 16, 48, 2048, 4])  # 4: float64 and _STRUCT unaligned
-@pytest.mark.parametrize("pages", [4, 43, 4.1])  # a staged array; rows of 4 KiB; neither
-def test_a_big_output_lies_2_kib_from_its_source(offset: int, dtype: Any, pages: float) -> None:
+@pytest.mark.parametrize("pages", [4, 43, 4.25, 4.1])  # a staged array; rows of 4 KiB; else
+def test_a_big_output_lies_apart_from_its_source(offset: int, dtype: Any, pages: float) -> None:
     """
-    NumPy's new output starts 2 KiB from its source, mod 4 KiB, if big (1 or 8 MiB).
+    NumPy's new output, if big, lies half the gcd of its source's bytes and 4 KiB from it.
 
-    A few bytes above a source of whole 4 KiB, every load of the copy waits on a store
-    (`benchmarks/numpy_prices.py`: 16 bytes, 20 times slower); a long run copied to
-    another place in a 64-byte line than its source's runs at half speed past the
-    caches. The values are the same, and the output is aligned, its place rounded down
-    to 16 bytes from an unaligned source. An object array's items are pointers: it
-    gets a plain new array.
+    The copy's runs of the source's bytes land that far apart, mod 4 KiB: each then lies
+    as far as it can from its source (a few bytes above it, every load waits on a store:
+    `benchmarks/numpy_prices.py`, 16 bytes, 20 times slower) and at its place in a
+    64-byte line (elsewhere, a long run copies at half speed past the caches). A source
+    of whole 4 KiB is placed from 1 MiB, any other of whole lines from 8 MiB, one of
+    bytes not whole lines never (no place keeps its runs on lines). The values are the
+    same and the output aligned: from an unaligned source the place is rounded down to
+    16 bytes. An object array's items are pointers: it gets a plain new array.
     """
     numpy_backend = _backends.load("numpy")
     size = np.dtype(dtype).itemsize
@@ -343,16 +345,16 @@ def test_a_big_output_lies_2_kib_from_its_source(offset: int, dtype: Any, pages:
         buf = np.zeros(n * size + 4096, np.uint8)
         buf[offset : offset + n * size] = values
         src = buf[offset : offset + n * size].view(dtype)
-    whole = pages == int(pages)
-    # placed from 1 MiB for a source of whole 4 KiB (4K aliasing), else from 8 MiB
-    counts = [({4: 300, 43: 8}.get(pages, 600), dtype != "object"), (3, False)]
-    for rows, placed in counts + ([] if whole else [(100, False)]):  # 1.7 MB, not placed
+    gcd = math.gcd(src.nbytes, 4096)
+    lines = dtype != "object" and gcd >= 64
+    counts = [({4: 300, 43: 8}.get(pages, 600), lines), (3, False)]  # 1.2-10 MB; 50-530 KB
+    for rows, placed in counts + ([] if gcd == 4096 else [(100, False)]):  # 1.7 MB
         out = numpy_backend.copy(Copy((n,), (rows,)))(src, None)  # type: ignore[misc]
         np.testing.assert_array_equal(out.reshape(rows, n), np.broadcast_to(src, (rows, n)))
         assert out.flags.aligned
         if placed:
-            distance = (out.ctypes.data - src.ctypes.data) % 4096
-            assert distance == 2048 if src.ctypes.data % 16 == 0 else 2048 - 16 < distance < 2048
+            distance, far = (out.ctypes.data - src.ctypes.data) % 4096, gcd // 2 & -64
+            assert distance == far if src.ctypes.data % 16 == 0 else far - 16 < distance < far
         empty = numpy_backend.empty(out.shape, src)  # type: ignore[misc]
         assert empty.shape == out.shape
         assert empty.dtype == src.dtype

@@ -99,13 +99,13 @@ def _take(take: Callable[..., Any], p: int, items: Any, runs: Any, /) -> None:
     _parallel(lambda t, s: take(s, out=t), runs.reshape(p, -1), items.reshape(p, -1), 1)
 
 
-def _placed(shape: tuple[int, ...], dtype: Any, source: Any, n: int, /) -> Any:
-    """A new array of `shape`, `n` bytes; a big one 2 KiB from `source`, mod 4 KiB."""
-    if n < (MODEL.big if source.nbytes % 4096 else 1 << 20) or dtype.hasobject:
+def _placed(shape: tuple[int, ...], dtype: Any, src: Any, n: int, /) -> Any:
+    """A new array of `shape`, `n` bytes; a big one placed from `src`, mod 4 KiB, on its lines."""
+    if n < (MODEL.big if src.nbytes % 4096 else 1 << 20) or src.nbytes % 64 or dtype.hasobject:
         return np.empty(shape, dtype)
-    buf = np.empty(n + 4096, np.uint8)  # (4K aliasing: a source just below it is 10x slower)
-    at = (source.ctypes.data + 2048 - buf.ctypes.data) % 4096 & -16  # aligned as `buf`
-    return buf[at : at + n].view(dtype).reshape(shape)
+    buf = np.empty(n + 4096, np.uint8)  # 4K aliasing: a source just below is 10x slower, so
+    at = (src.ctypes.data + (math.gcd(src.nbytes, 4096) // 2 & -64) - buf.ctypes.data) % 4096
+    return buf[at & -16 :][:n].view(dtype).reshape(shape)  # each run of `src` as far as it goes
 
 
 def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> None:
