@@ -319,19 +319,21 @@ _STRUCT = np.dtype([("a", "i1"), ("b", "<f8")], align=True)  # 8-byte aligned, p
 
 @pytest.mark.parametrize("dtype", ["int8", "float64", "V3", "object", _STRUCT], ids=str)
 @pytest.mark.parametrize("offset", [0, 16, 48, 2048, 4])  # 4: float64 and _STRUCT unaligned
-@pytest.mark.parametrize("pages", [4, 43, 4.25, 4.1])  # a staged array; rows of 4 KiB; else
+# whole pages; rows of 4 KiB; 1 KiB and 2 KiB past whole pages; one line past; not lines
+@pytest.mark.parametrize("pages", [4, 43, 4.25, 4.5, 4.015625, 4.1])
 def test_a_big_output_lies_apart_from_its_source(offset: int, dtype: Any, pages: float) -> None:
     """
     NumPy's new output, if big, lies half the gcd of its source's bytes and 4 KiB from it.
 
-    The copy's runs of the source's bytes land that far apart, mod 4 KiB: each then lies
-    as far as it can from its source (a few bytes above it, every load waits on a store:
-    `benchmarks/numpy_prices.py`, 16 bytes, 20 times slower) and at its place in a
-    64-byte line (elsewhere, a long run copies at half speed past the caches). A source
-    of whole 4 KiB is placed from 1 MiB, any other of whole lines from 8 MiB, one of
-    bytes not whole lines never (no place keeps its runs on lines). The values are the
-    same and the output aligned: from an unaligned source the place is rounded down to
-    16 bytes. An object array's items are pointers: it gets a plain new array.
+    The copy's runs of the whole source land multiples of that gcd apart, mod 4 KiB: at
+    half of it, each lies as far as it can from its source (a few bytes above it, every
+    load waits on a store: `benchmarks/numpy_prices.py`, 16 bytes, 20 times slower) and
+    at its place in a 64-byte line (elsewhere, a long run copies at half speed past the
+    caches). A source of whole 4 KiB is placed from 1 MiB, any other of whole lines from
+    8 MiB, one of bytes not whole lines never (no place keeps its runs on lines). The
+    values are the same and the output aligned: from an unaligned source the place is
+    rounded down to 16 bytes. An object array's items are pointers: it gets a plain new
+    array.
     """
     numpy_backend = _backends.load("numpy")
     size = np.dtype(dtype).itemsize
@@ -347,17 +349,19 @@ def test_a_big_output_lies_apart_from_its_source(offset: int, dtype: Any, pages:
         src = buf[offset : offset + n * size].view(dtype)
     gcd = math.gcd(src.nbytes, 4096)
     lines = dtype != "object" and gcd >= 64
-    counts = [({4: 300, 43: 8}.get(pages, 600), lines), (3, False)]  # 1.2-10 MB; 50-530 KB
-    for rows, placed in counts + ([] if gcd == 4096 else [(100, False)]):  # 1.7 MB
+    counts = [({4: 300, 43: 8}.get(pages, 600), lines), (3, False)]  # 1.4-10.8 MB; 37-528 KB
+    for rows, placed in counts + ([] if gcd == 4096 else [(100, False)]):  # 1.7-1.8 MB
         out = numpy_backend.copy(Copy((n,), (rows,)))(src, None)  # type: ignore[misc]
         np.testing.assert_array_equal(out.reshape(rows, n), np.broadcast_to(src, (rows, n)))
-        assert out.flags.aligned
-        if placed:
-            distance, far = (out.ctypes.data - src.ctypes.data) % 4096, gcd // 2 & -64
-            assert distance == far if src.ctypes.data % 16 == 0 else far - 16 < distance < far
         empty = numpy_backend.empty(out.shape, src)  # type: ignore[misc]
         assert empty.shape == out.shape
         assert empty.dtype == src.dtype
+        for made in (out, empty) if placed else ():  # the place rounded down to 16 bytes
+            assert (made.ctypes.data - src.ctypes.data) % 4096 == (
+                (gcd // 2 & -64) - src.ctypes.data % 16
+            ) % 4096
+        assert out.flags.aligned
+        assert empty.flags.aligned
         for made in (out, empty):  # its own memory: the output's, 4 KiB more where placed
             owner = made
             while owner.base is not None:

@@ -100,12 +100,15 @@ def _take(take: Callable[..., Any], p: int, items: Any, runs: Any, /) -> None:
 
 
 def _placed(shape: tuple[int, ...], dtype: Any, src: Any, n: int, /) -> Any:
-    """A new array of `shape`, `n` bytes; a big one placed from `src`, mod 4 KiB, on its lines."""
+    """A new array of `shape`, `n` bytes; a big one half the gcd of `src`'s bytes and 4K off."""
     if n < (MODEL.big if src.nbytes % 4096 else 1 << 20) or src.nbytes % 64 or dtype.hasobject:
         return np.empty(shape, dtype)
-    buf = np.empty(n + 4096, np.uint8)  # 4K aliasing: a source just below is 10x slower, so
+    # runs of the whole `src` land multiples of g = gcd(its bytes, 4 KiB) apart, mod 4 KiB:
+    # g / 2 keeps each far above its source (4K aliasing: 10x slower) and at its place in a
+    # 64-byte line (elsewhere a long run copies at half speed)
+    buf = np.empty(n + 4096, np.uint8)  # room to start at any place in a page
     at = (src.ctypes.data + (math.gcd(src.nbytes, 4096) // 2 & -64) - buf.ctypes.data) % 4096
-    return buf[at & -16 :][:n].view(dtype).reshape(shape)  # each run of `src` as far as it goes
+    return buf[at & -16 :][:n].view(dtype).reshape(shape)  # -16: aligned for any dtype
 
 
 def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> None:
