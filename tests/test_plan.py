@@ -11,6 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+import xtile
 from xtile import _backends, _program, _run
 from xtile._cli._main import describe
 from xtile._program import NONE, Copy, Layout, Model, Program, Repeat, Replicate, Whole
@@ -513,6 +514,7 @@ shapes = st.lists(st.integers(1, 6), min_size=0, max_size=4).map(tuple)
     itemsize=st.sampled_from([1, 2, 4, 16]),
     transposed=st.booleans(),
     fresh=st.booleans(),
+    past_caches=st.booleans(),
 )
 def test_every_program_tiles_right(
     shape: tuple[int, ...],
@@ -520,12 +522,14 @@ def test_every_program_tiles_right(
     itemsize: int,
     transposed: bool,
     fresh: bool,
+    past_caches: bool,
 ) -> None:
     """
     Every candidate of every backend writes `numpy.tile`'s every byte, into a sentinel.
 
     Each model's stage is made small so that small cases stage in levels and in parts; a
-    dropped step (the rest of a part, a doubling step) leaves sentinel bytes.
+    dropped step (the rest of a part, a doubling step) leaves sentinel bytes. Past the
+    caches (`Model.big` made 1 byte), a part stages whole 64-byte lines where it can.
     """
     full_shape, full_reps = _program.promote(shape, reps)
     assume(math.prod(full_shape) * math.prod(full_reps) < 1 << 20)
@@ -535,7 +539,8 @@ def test_every_program_tiles_right(
     with pytest.MonkeyPatch.context() as m:
         m.setattr(_program, "STAGE_BYTES", 1 << 9)
         for a, backend, xp, layout, model in _backends_for(x):
-            for program in _program.candidates(layout, reps, model._replace(stage=1 << 9), fresh):
+            small = model._replace(stage=1 << 9, big=1 if past_caches else model.big)
+            for program in _program.candidates(layout, reps, small, fresh):
                 assert program.name in NAMES
                 _check(program, a, backend, xp, fresh)
 
@@ -689,6 +694,27 @@ def test_a_repeat_is_priced_per_source_block(
     assert _program.features(program, _c_layout(step.shape, itemsize), NUMPY.model) == [
         ("repeat", work)
     ]
+
+
+_BIG_LAYOUTS = {
+    "C": lambda a: a,
+    "strided": lambda a: a[:, ::2],
+    "F": np.asfortranarray,
+    "reversed": lambda a: a[::-1],
+    "expanded": lambda a: np.broadcast_to(a[:1], a.shape),
+    "padded": lambda a: a.astype(_STRUCT),
+}
+
+
+@pytest.mark.parametrize("make", list(_BIG_LAYOUTS))
+@pytest.mark.parametrize("reps", [(3000, 1), (1, 3000), (60, 50)])
+def test_a_big_tile_of_any_layout_is_numpys(make: str, reps: tuple[int, int]) -> None:
+    """Past the caches (placed outputs, 8 KiB parts of whole lines), every byte as numpy.tile."""
+    x = _BIG_LAYOUTS[make]((np.arange(2 * 752) % 251).astype(np.int32).reshape(2, 752) - 7)
+    out = xtile.tile(x, reps)
+    assert out.nbytes >= 8 << 20
+    assert out.flags.aligned
+    assert out.tobytes() == np.tile(x, reps).tobytes()
 
 
 @pytest.mark.parametrize(("reps", "staged"), [(69323, 16), (6932, 37)])
