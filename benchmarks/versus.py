@@ -13,7 +13,11 @@ most where they were found (`NAMED`). Usage::
     git worktree add /tmp/before <commit>
     python benchmarks/versus.py --before /tmp/before [--cases sweep|gen2|matrix|named]
         [--n 200] [--seed 23[,44...]] [--backends numpy,torch-1thread,torch] [--repeat 3]
-        [--changed]
+        [--changed] [--rerun 10]
+
+``--rerun K`` times the K cases that lost most once more, with twice the samples, and
+prints both readings: a loss that the second reading does not repeat is the machine's
+noise (``--before`` this same tree shows that noise alone).
 """
 
 import argparse
@@ -81,6 +85,7 @@ def main() -> None:
     parser.add_argument("--backends", default="numpy,torch-1thread,torch")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--changed", action="store_true", help="only cases planned otherwise")
+    parser.add_argument("--rerun", type=int, default=0, help="time the K worst cases again")
     args = parser.parse_args()
     seeds = [int(s) for s in args.seed.split(",")]
     before = _import_before(args.before)
@@ -88,6 +93,7 @@ def main() -> None:
     fixed = _bench.CASES if args.cases == "matrix" else NAMED
     cases = [c for seed in seeds for c in draw(args.n, seed)] if draw else fixed
     rows: list[tuple[str, _bench.Result, _bench.Result]] = []
+    calls: dict[tuple[str, str, str], list[Any]] = {}  # the calls of a row, to time it again
     for name, b in _bench._backends(args.backends.split(",")):
         for i, c in enumerate(cases):
             sys.stderr.write(f"\r{name} {i + 1}/{len(cases)}   ")
@@ -95,17 +101,11 @@ def main() -> None:
             x = b.asarray(data)
             if args.changed and _same_plan(before, name, x, c.reps):
                 continue
-            native_s, before_s, after_s = _bench.best_times(
-                [
-                    partial(b.native, x, c.reps),
-                    partial(before.tile, x, c.reps),
-                    partial(xtile.tile, x, c.reps),
-                ],
-                b.sync,
-                args.repeat,
-            )
-            nbytes = data.nbytes * math.prod(c.reps)
             case = f"{c.shape}x{c.reps}"
+            three = [partial(f, x, c.reps) for f in (b.native, before.tile, xtile.tile)]
+            calls[name, case, c.dtype] = [three, b.sync]
+            native_s, before_s, after_s = _bench.best_times(three, b.sync, args.repeat)
+            nbytes = data.nbytes * math.prod(c.reps)
             old = _bench.Result(name, case, c.kind, c.dtype, nbytes, math.nan, native_s, before_s)
             new = _bench.Result(name, case, c.kind, c.dtype, nbytes, math.nan, native_s, after_s)
             rows.append((name, old, new))
@@ -123,8 +123,12 @@ def main() -> None:
         changed = sorted(
             (old.xtile_s / new.xtile_s, new.case, new.dtype) for n, old, new in rows if n == name
         )
-        for ratio, case, dtype in changed[:5]:  # the cases that lost most: rerun those
-            print(f"    before / after {ratio:.2f}  {case} {dtype}")
+        for i, (ratio, case, dtype) in enumerate(changed[: max(5, args.rerun)]):
+            again = ""
+            if i < args.rerun:  # the same three calls, in turns, with twice the samples
+                t = _bench.best_times(*calls[name, case, dtype], 2 * args.repeat)
+                again = f", again {t[1] / t[2]:.2f} (native / after {t[0] / t[2]:.2f})"
+            print(f"    before / after {ratio:.2f}{again}  {case} {dtype}")
 
 
 if __name__ == "__main__":
