@@ -13,11 +13,13 @@ most where they were found (`NAMED`). Usage::
     git worktree add /tmp/before <commit>
     python benchmarks/versus.py --before /tmp/before [--cases sweep|gen2|matrix|named]
         [--n 200] [--seed 23[,44...]] [--backends numpy,torch-1thread,torch] [--repeat 3]
-        [--changed] [--rerun 10]
+        [--changed] [--rerun 10] [--out] [--min-mb 8]
 
 ``--rerun K`` times the K cases that lost most once more, with twice the samples, and
 prints both readings: a loss that the second reading does not repeat is the machine's
-noise (``--before`` this same tree shows that noise alone).
+noise (``--before`` this same tree shows that noise alone). ``--out`` times both xtiles
+into one reused ``out=`` buffer (made by ``numpy.empty``, as a user makes one), not into
+fresh outputs; ``--min-mb`` keeps only the cases of outputs of at least that many MB.
 """
 
 import argparse
@@ -86,6 +88,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--changed", action="store_true", help="only cases planned otherwise")
     parser.add_argument("--rerun", type=int, default=0, help="time the K worst cases again")
+    parser.add_argument("--out", action="store_true", help="both xtiles into a reused out=")
+    parser.add_argument("--min-mb", type=float, default=0.0, help="only outputs this big")
     args = parser.parse_args()
     seeds = [int(s) for s in args.seed.split(",")]
     before = _import_before(args.before)
@@ -98,14 +102,19 @@ def main() -> None:
         for i, c in enumerate(cases):
             sys.stderr.write(f"\r{name} {i + 1}/{len(cases)}   ")
             data = (np.arange(math.prod(c.shape)) % 127).astype(c.dtype).reshape(c.shape)
-            x = b.asarray(data)
-            if args.changed and _same_plan(before, name, x, c.reps):
+            x, nbytes = b.asarray(data), data.nbytes * math.prod(c.reps)
+            if nbytes < args.min_mb * 1e6 or (args.changed and _same_plan(before, name, x, c.reps)):
                 continue
             case = f"{c.shape}x{c.reps}"
-            three = [partial(f, x, c.reps) for f in (b.native, before.tile, xtile.tile)]
+            out = (
+                b.asarray(np.empty(xtile.tile_shape(c.shape, c.reps), c.dtype))
+                if args.out
+                else None
+            )
+            three = [partial(b.native, x, c.reps)]
+            three += [partial(f, x, c.reps, out=out) for f in (before.tile, xtile.tile)]
             calls[name, case, c.dtype] = [three, b.sync]
             native_s, before_s, after_s = _bench.best_times(three, b.sync, args.repeat)
-            nbytes = data.nbytes * math.prod(c.reps)
             old = _bench.Result(name, case, c.kind, c.dtype, nbytes, math.nan, native_s, before_s)
             new = _bench.Result(name, case, c.kind, c.dtype, nbytes, math.nan, native_s, after_s)
             rows.append((name, old, new))

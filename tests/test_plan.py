@@ -318,6 +318,77 @@ def _inference(torch: Any, a: Any) -> Any:
 _STRUCT = np.dtype([("a", "i1"), ("b", "<f8")], align=True)  # 8-byte aligned, padded
 
 
+@pytest.mark.parametrize(
+    "dtype", ["int8", "float64", "complex64", "V3", "object", _STRUCT], ids=str
+)
+@pytest.mark.parametrize("offset", [0, 16, 48, 2048, 4])  # of `out` in its buffer; 4: unaligned
+@pytest.mark.parametrize("nbytes", [192, 4096, 6000, 1 << 15, (1 << 15) + 64])
+def test_a_big_out_reads_a_small_source_from_a_place_apart(
+    offset: int, dtype: Any, nbytes: int
+) -> None:
+    """
+    A big copy of whole-source runs into `out` reads a small source from a copy placed apart.
+
+    The user's `out` cannot move, but a staged array or a small input can: it is read from
+    a copy that lies from `out` as `_placed` lays a new output from its source (half the
+    gcd of its bytes and 4 KiB below it, mod 4 KiB, rounded down to 16 bytes). A bigger
+    source, an object array or an output under `Model.big` bytes is read where it is; the
+    tile is `numpy.tile`'s either way.
+    """
+    from xtile._backends import numpy as numpy_backend
+
+    size = np.dtype(dtype).itemsize
+    n = nbytes // size
+    src = (np.arange(n) % 127).astype(dtype) if dtype != _STRUCT else np.zeros(n, dtype)
+    for rows in (numpy_backend.MODEL.big // (n * size) + 1, 3):
+        buf = np.zeros(rows * n * size + 4096, np.uint8)
+        dest = (
+            np.empty((rows, n), object)  # pointers: no view of bytes
+            if dtype == "object"
+            else buf[offset : offset + rows * n * size].view(src.dtype).reshape(rows, n)
+        )
+        read = numpy_backend._read_apart(src, dest, dest.size)
+        moved = rows > 3 and nbytes <= 1 << 15 and dtype != "object"
+        assert (read is not src) == moved
+        np.testing.assert_array_equal(read, src)
+        assert read.flags.aligned
+        if moved:
+            gap = math.gcd(src.nbytes, 4096) // 2 & -64
+            assert (dest.ctypes.data - read.ctypes.data) % 4096 == gap + dest.ctypes.data % 16
+        xtile.tile(src, (rows, 1), out=dest)
+        assert dest.tobytes() == np.tile(src, (rows, 1)).tobytes()
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps", "moved"),
+    [((3, 4), (100_000, 1), True), ((1, 1, 3, 4), (1000, 100, 1, 1), True),
+     ((3, 4), (1, 100_000), False), ((4, 2, 6), (1300, 28, 1), False), ((3, 4), (1000, 1), False)],
+)  # fmt: skip
+def test_only_runs_of_the_whole_source_read_it_apart(
+    shape: tuple[int, ...], reps: tuple[int, ...], moved: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The place follows runs of the whole source: a tile along inner axes reads it in place."""
+    from xtile._backends import numpy as numpy_backend
+
+    read: list[Any] = []
+
+    def spy(src: Any, dest: Any, size: int) -> Any:
+        if (made := real(src, dest, size)) is not src:  # moved
+            read.append(made)
+        return made
+
+    real = numpy_backend._read_apart
+    monkeypatch.setattr(numpy_backend, "_read_apart", spy)
+    x = np.arange(math.prod(shape), dtype=np.float64).reshape(shape)
+    last = max(i for i, r in enumerate(reps) if r != 1)
+    for item in (0, math.prod(shape[last:]) * 8):  # a broadcast copy; its runs as items
+        buf = np.empty(xtile.tile_shape(shape, reps), np.float64)
+        numpy_backend.BACKEND.copy(Copy(shape, reps, item=item))(x, buf)  # type: ignore[misc]
+        assert buf.tobytes() == np.tile(x, reps).tobytes()
+        assert bool(read) == moved, item
+        read.clear()
+
+
 @pytest.mark.parametrize("dtype", ["int8", "float64", "V3", "object", _STRUCT], ids=str)
 @pytest.mark.parametrize("offset", [0, 16, 48, 2048, 4])  # 4: float64 and _STRUCT unaligned
 # whole pages; rows of 4 KiB; 1 KiB and 2 KiB past whole pages; one line past; not lines

@@ -310,17 +310,16 @@ def _itemsize(dtype: Any, xp: Any) -> int:
     return int(info.bits) * (2 if xp.isdtype(dtype, "complex floating") else 1) // 8
 
 
-def _check_out(x: Array, out: object, out_shape: Shape, xp: Any, backend: Backend, op: str) -> None:
+def _check_out(x: Array, out: Array, out_shape: Shape, xp: Any, backend: Backend, op: str) -> None:
     """Refuse an `out` the tile cannot be written into, naming both sides."""
     lib = library(xp)
     found = _backends.of(out)
     if type(out) is not type(x) and (found is None or library(found[0]) != lib):
         msg = f"{op}: `out` must be an array of the input's library ({lib}); got {type(out)}."
         raise TypeError(msg)
-    o: Any = out
-    _check_each_out(x, o, xp, backend, op)
-    if tuple(o.shape) != out_shape:
-        msg = f"{op}: `out` has shape {tuple(o.shape)}; the tile has shape {out_shape}."
+    _check_each_out(x, out, xp, backend, op)
+    if tuple(out.shape) != out_shape:
+        msg = f"{op}: `out` has shape {tuple(out.shape)}; the tile has shape {out_shape}."
         raise ValueError(msg)
 
 

@@ -37,9 +37,7 @@ _forked()
 
 def _cpus() -> int:
     """The CPUs this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1  # pragma: no cover - not Linux
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _default() -> int:
@@ -56,8 +54,7 @@ def _default() -> int:
 def count() -> int:
     """How many threads a big copy uses now: a `threads` block, the environment, the CPUs."""
     n = _LIMIT.get() or _default()
-    limited = _STATE.limited
-    return max(1, n if limited is None else min(n, limited))
+    return max(1, min(n, _STATE.limited or n))
 
 
 @contextlib.contextmanager

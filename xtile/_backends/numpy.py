@@ -10,7 +10,7 @@ import array_api_compat.numpy as xp
 import numpy as np
 
 from .. import _threads
-from .._program import Copy, Layout, Model, Repeat, Replicate, split_at, view_shapes
+from .._program import STAGE_BYTES, Copy, Layout, Model, Repeat, Replicate, split_at, view_shapes
 from . import Backend, Call, check_apart
 
 __all__ = ["BACKEND"]
@@ -48,10 +48,11 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
     out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
     if 0 in out_shape:
         return lambda x, dest: np.empty(out_shape, np.asarray(x).dtype) if dest is None else dest
-    size = math.prod(out_shape)
+    size, axes = math.prod(out_shape), [i for i, r in enumerate(step.reps) if r != 1]
+    whole = not axes or math.prod(step.shape[: axes[-1]]) == 1  # its runs: the whole source
     if step.item:
-        axes = [i for i, r in enumerate(step.reps) if r != 1]
-        first, last, item = axes[0], axes[-1], _item_dtype(step.item)
+        first, last, n = axes[0], axes[-1], step.item
+        item = np.dtype(f"u{n}" if n in (1, 2, 4, 8) else (np.void, n))  # a uint where one fits
         blocks = (*step.shape[:last], -1)
         runs = Copy((*step.shape[:last], 1), step.reps[: last + 1])
         copy_runs: Call = _copy(runs, step.region is not None)  # by index: into a corner only
@@ -63,6 +64,7 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
 
         def copy_items(x: Any, dest: Any) -> Any:
             a = np.asarray(x)
+            a = _read_apart(a, dest, size) if whole and dest is not None else a
             into = _placed(out_shape, a.dtype, a, a.itemsize * size) if dest is None else dest
             runs = into.reshape(*out_shape[:last], -1).view(item)  # its axes from `last` whole
             copy_runs(a.reshape(blocks).view(item), runs)
@@ -79,6 +81,7 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
             target = _placed(view_shape, w.dtype, w, nbytes)
         else:  # each axis of a pair split in two, which NumPy reshapes as a view of any strides
             target = _whole_items(dest, fill).reshape(view_shape)
+            w = _read_apart(w, target, size) if whole and nbytes >= MODEL.big else w
         source = w.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
@@ -103,12 +106,26 @@ def _placed(shape: tuple[int, ...], dtype: Any, src: Any, n: int, /) -> Any:
     """A new array of `shape`, `n` bytes; a big one half the gcd of `src`'s bytes and 4K off."""
     if n < (MODEL.big if src.nbytes % 4096 else 1 << 20) or src.nbytes % 64 or dtype.hasobject:
         return np.empty(shape, dtype)
+    return _at(n, src, src).view(dtype).reshape(shape)
+
+
+def _read_apart(src: Any, dest: Any, size: int, /) -> Any:
+    """`src`; read into big `dest` (`size` items) where small, a copy `_placed`'s gap below it."""
+    if src.nbytes > STAGE_BYTES or src.dtype.hasobject or size * src.itemsize < MODEL.big:
+        return src
+    moved = _at(src.nbytes, dest, src, -1).view(src.dtype).reshape(src.shape)
+    np.copyto(moved, src)  # a staged array, or a small input: a few KiB
+    return moved
+
+
+def _at(n: int, base: Any, src: Any, sign: int = 1, /) -> Any:
+    """A new buffer of `n` bytes, `sign` times the gap of a big copy from `src` off `base`."""
     # runs of the whole `src` land multiples of g = gcd(its bytes, 4 KiB) apart, mod 4 KiB:
     # g / 2 keeps each far above its source (4K aliasing: 10x slower) and at its place in a
     # 64-byte line (elsewhere a long run copies at half speed)
     buf = np.empty(n + 4096, np.uint8)  # room to start at any place in a page
-    at = (src.ctypes.data + (math.gcd(src.nbytes, 4096) // 2 & -64) - buf.ctypes.data) % 4096
-    return buf[at & -16 :][:n].view(dtype).reshape(shape)  # -16: aligned for any dtype
+    at = base.ctypes.data + sign * (math.gcd(src.nbytes, 4096) // 2 & -64) - buf.ctypes.data
+    return buf[at % 4096 & -16 :][:n]  # -16: aligned for any dtype
 
 
 def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> None:
@@ -133,11 +150,6 @@ def _parallel(copy: Callable[..., object], target: Any, source: Any, axes: int =
     _threads.run([functools.partial(copy, target[p], source if same else source[p]) for p in parts])
 
 
-def _item_dtype(nbytes: int, /) -> np.dtype[Any]:
-    """An unsigned integer of `nbytes` where one fits, else void."""
-    return np.dtype(f"u{nbytes}") if nbytes in (1, 2, 4, 8) else np.dtype((np.void, nbytes))
-
-
 def _repeat(step: Repeat, /) -> Call:
     """`numpy.repeat` of the blocks from `step.axis` on, as `numpy.tile` does."""
     n = math.prod(step.shape[step.axis :])
@@ -157,7 +169,8 @@ def _replicate(out: Any, step: Replicate, /) -> None:
     places, axis, n, stop = step
     inner = out.strides[axis]  # bytes of one index of `axis`, everything inside it whole
     if stop <= 2 * n:  # 1-D copies of void items, which NumPy makes in place
-        count, stride = _one_axis(places, out.strides[:axis])
+        axes = [(d, st) for d, st in zip(places, out.strides[:axis], strict=True) if d != 1]
+        count, stride = (math.prod(d for d, _ in axes), axes[-1][1]) if axes else (1, 0)
         nbytes, dst = (stop - n) * inner, n * inner
         split = count == 1 and nbytes >= _threads.PARALLEL_BYTES  # one place's bytes in slabs
         size = min(_MAX_VOID_BYTES, -(-nbytes // _threads.count()) if split else nbytes)
@@ -173,12 +186,6 @@ def _replicate(out: Any, step: Replicate, /) -> None:
     _parallel(np.copyto, flat[block : whole * block].reshape(whole - 1, block), flat[None, :block])
     if rest := stop * inner - whole * block:
         flat[whole * block : whole * block + rest] = flat[:rest]
-
-
-def _one_axis(shape: tuple[int, ...], strides: tuple[int, ...], /) -> tuple[int, int]:
-    """``(count, stride)`` of places that are one strided axis (by the plan)."""
-    axes = [(d, st) for d, st in zip(shape, strides, strict=True) if d != 1]
-    return (math.prod(d for d, _ in axes), axes[-1][1]) if axes else (1, 0)
 
 
 def _unwrap(x: Any, /) -> tuple[tuple[Any, ...], Callable[..., Any]] | None:

@@ -26,14 +26,9 @@ Shape = tuple[int, ...]
 
 def _layout(t: torch.Tensor, /) -> Layout | None:
     """What the planner reads of a plain tensor, eager (`of`); None for one that gets one copy."""
-    if (
-        type(t) is not torch.Tensor
-        or t.layout != torch.strided
-        or t.is_nested
-        or t.is_quantized
-        or _wrapped(t)
-        or torch._C._get_tracing_state() is not None  # sizes traced as tensors: one copy
-    ):
+    if type(t) is not torch.Tensor or t.layout != torch.strided or t.is_nested or t.is_quantized:
+        return None
+    if _wrapped(t) or torch._C._get_tracing_state() is not None:  # traced sizes: one copy
         return None
     plain = not _recorded(t)
     raw = plain and not t.is_conj() and not t.is_neg()
