@@ -322,7 +322,7 @@ _STRUCT = np.dtype([("a", "i1"), ("b", "<f8")], align=True)  # 8-byte aligned, p
     "dtype", ["int8", "float64", "complex64", "V3", "object", _STRUCT], ids=str
 )
 @pytest.mark.parametrize("offset", [0, 16, 48, 2048, 4])  # of `out` in its buffer; 4: unaligned
-@pytest.mark.parametrize("nbytes", [192, 4096, 6000, 1 << 15, (1 << 15) + 64])
+@pytest.mark.parametrize("nbytes", [192, 1536, 4096, 6000, 1 << 15, (1 << 15) + 64])
 def test_a_big_out_reads_a_small_source_from_a_place_apart(
     offset: int, dtype: Any, nbytes: int
 ) -> None:
