@@ -132,6 +132,8 @@ def test_ablation_script() -> None:
         ("versus.py", ["--before", ".", "--cases", "gen2", "--n", "2", "--seed", "1,2",
                        "--backends", "numpy", "--repeat", "1", "--changed"],
          "no case of 4 planned otherwise"),
+        ("out_tile.py", ["--sweep", "2", "--min-mb", "0", "--backends", "numpy", "--repeat", "1"],
+         "xtile / native tile (fresh)"),
         ("versus.py", ["--before", ".", "--cases", "gen2", "--n", "3", "--backends", "numpy",
                        "--repeat", "1", "--out", "--rerun", "1"], ", again "),
     ],
