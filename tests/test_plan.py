@@ -780,12 +780,21 @@ _BIG_LAYOUTS = {
 @pytest.mark.parametrize("make", list(_BIG_LAYOUTS))
 @pytest.mark.parametrize("reps", [(3000, 1), (1, 3000), (60, 50)])
 def test_a_big_tile_of_any_layout_is_numpys(make: str, reps: tuple[int, int]) -> None:
-    """Past the caches (placed outputs, 8 KiB parts of whole lines), every byte as numpy.tile."""
+    """
+    Past the caches, every byte as numpy.tile: fresh, and into an `out` off a 64-byte line.
+
+    Placed outputs, 8 KiB parts of whole lines, and (into `out`) a source of 6 KiB read
+    from a copy apart from `out` where the runs are the whole source, as (3000, 1) has.
+    """
     x = _BIG_LAYOUTS[make]((np.arange(2 * 752) % 251).astype(np.int32).reshape(2, 752) - 7)
     out = xtile.tile(x, reps)
     assert out.nbytes >= 8 << 20
     assert out.flags.aligned
     assert out.tobytes() == np.tile(x, reps).tobytes()
+    raw = np.zeros(out.nbytes + 64, np.uint8)[16 : 16 + out.nbytes]
+    buf = raw.view(out.dtype).reshape(out.shape)
+    assert xtile.tile(x, reps, out=buf) is buf
+    assert buf.tobytes() == out.tobytes()
 
 
 @pytest.mark.parametrize(("reps", "staged"), [(69323, 16), (6932, 37)])

@@ -63,7 +63,7 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
             copy_runs = functools.partial(_take, take, math.prod(step.shape[:first]))
 
         def copy_items(x: Any, dest: Any) -> Any:
-            a = np.asarray(x)  # read apart from `into` by `copy_runs` (of the same runs)
+            a = np.asarray(x)  # `copy_runs`, a copy of the same runs, reads it apart (`take` not)
             into = _placed(out_shape, a.dtype, a, a.itemsize * size) if dest is None else dest
             runs = into.reshape(*out_shape[:last], -1).view(item)  # its axes from `last` whole
             copy_runs(a.reshape(blocks).view(item), runs)
@@ -80,7 +80,9 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
             target = _placed(view_shape, w.dtype, w, nbytes)
         else:  # each axis of a pair split in two, which NumPy reshapes as a view of any strides
             target = _whole_items(dest, fill).reshape(view_shape)
-            w = _read_apart(w, target, size) if whole and nbytes >= MODEL.big else w  # cheap first
+            # a small source of a big copy, read from a copy apart from `dest` (`_read_apart`);
+            # the size first, so that a small call makes no further call
+            w = _read_apart(w, target, size) if whole and nbytes >= MODEL.big else w
         source = w.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
