@@ -104,14 +104,9 @@ def _array_ints(a: Array, /, *, op: str, name: str, int64: bool, dims: str) -> S
 
 
 def host_ints(
-    repeats: object,
-    /,
-    *,
-    op: str,
-    name: str = "repeats",
-    int64: bool = False,
+    repeats: object, /, *, op: str, name: str = "repeats", int64: bool = False,
     dims: str = "0-D or 1-D",
-) -> tuple[Shape, int]:
+) -> tuple[Shape, int]:  # fmt: skip
     """`repeats` (an int, a sequence, an integer array) as host ints, and its rank (0 or 1)."""
     if _ints(repeats):
         return repeats, 1  # type: ignore[return-value]
@@ -148,11 +143,9 @@ def non_negative(reps: Shape, /, *, op: str, name: str = "repeats") -> Shape:
     return reps
 
 
-def tiled_shape(
-    shape: tuple[int | None, ...], reps: Shape, /, *, op: str
-) -> tuple[int | None, ...]:
+def tiled_shape(dims: tuple[int | None, ...], reps: Shape, /, *, op: str) -> tuple[int | None, ...]:
     """The output shape of a tile by non-negative `reps`, checked to fit int64."""
-    shape, reps = _program.promote(shape, reps)  # type: ignore[arg-type]
+    shape, reps = _program.promote(dims, reps)  # type: ignore[arg-type]
     out = tuple(
         0 if type(r) is int and r == 0 else None if d is None else d * r
         for d, r in zip(shape, reps, strict=True)
@@ -188,16 +181,10 @@ def _numpy_reps(repeats: object, _x: Array, _xp: Any, op: str) -> Shape:
 
 
 def tile(
-    x: Array,
-    repeats: object,
-    xp: Any = None,
-    out: Array | None = None,
-    /,
-    *,
-    op: str = "xtile.tile",
-    name: str = "x",
+    x: Array, repeats: object, xp: Any = None, out: Array | None = None, /,
+    *, op: str = "xtile.tile", name: str = "x",
     parse: Callable[[object, Array, Any, str], Shape] = _numpy_reps,
-) -> Array:
+) -> Array:  # fmt: skip
     """The tile of `x` by `repeats` as `parse` reads them, into a fresh array or `out`."""
     if (
         xp is None

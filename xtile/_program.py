@@ -24,6 +24,8 @@ Region: TypeAlias = tuple[tuple[int, int], ...]
 # ns per call, inner loop, element, byte written by a step under `Model.big`, byte over it
 Price: TypeAlias = tuple[float, float, float, float, float]
 NONE: Price = (math.inf, 0.0, 0.0, 0.0, 0.0)  # a step the backend does not have
+# a step's work: inner loops, elements, bytes
+Work: TypeAlias = tuple[int, int, int]
 KINDS = ("copy", "item", "void", "gather", "repeat", "replicate", "native", "split")
 
 
@@ -134,12 +136,9 @@ def view_shapes(shape: Shape, reps: Shape, /) -> tuple[Shape, Shape]:
     spread: list[int] = []
     view: list[int] = []
     for d, r in zip(shape, reps, strict=True):
-        if d != 1 != r:
-            spread += (1, d)
-            view += (r, d)
-        else:
-            spread.append(d)
-            view.append(d * r)
+        pair = d != 1 != r
+        spread += (1, d) if pair else (d,)
+        view += (r, d) if pair else (d * r,)
     return tuple(spread), tuple(view)
 
 
@@ -168,9 +167,8 @@ def _contiguous(shape: Shape, strides: Shape, itemsize: int, /) -> bool:
 
 def c_ordered(layout: Layout, /) -> bool:
     """Whether an array of `layout` is C-contiguous."""
-    return _contiguous(
-        layout.shape, tuple(s * layout.unit for s in layout.strides), layout.itemsize
-    )
+    strides = tuple(s * layout.unit for s in layout.strides)
+    return _contiguous(layout.shape, strides, layout.itemsize)
 
 
 def _last(reps: Shape, /) -> int:
@@ -180,7 +178,7 @@ def _last(reps: Shape, /) -> int:
 
 def _copy_work(
     shape: Shape, strides: Shape, reps: Shape, dest: Shape, itemsize: int, item: int, split: bool, /
-) -> tuple[int, tuple[int, int, int]]:
+) -> tuple[int, Work]:
     """A copy into C-ordered `dest`, runs as `item`s: copies by index; loops, elements, bytes."""
     if item:
         last = _last(reps)
@@ -205,7 +203,7 @@ def _copy_work(
     return by, (n * size // inner, n * size, n * size * itemsize)
 
 
-def _replicate_work(step: Replicate, out_shape: Shape, itemsize: int, /) -> tuple[int, int, int]:
+def _replicate_work(step: Replicate, out_shape: Shape, itemsize: int, /) -> Work:
     """The blocks, bytes copied a few bytes above a multiple of 4 KiB up (4K aliasing), bytes."""
     places, inner = math.prod(step.places), math.prod(out_shape[step.axis + 1 :]) * itemsize
     far, each = step.n * inner, (step.stop - step.n) * inner  # each place's `each` bytes, `far` up
@@ -213,27 +211,24 @@ def _replicate_work(step: Replicate, out_shape: Shape, itemsize: int, /) -> tupl
     return places * -(-(step.stop - step.n) // step.n), places * each * aliased, places * each
 
 
-def _charge(m: Model, kind: str, work: tuple[int, int, int], /) -> float:
+def _charge(m: Model, kind: str, work: Work, /) -> float:
     """The price of one step of `kind` doing `work` (inner loops, elements, bytes)."""
     price: Price = getattr(m, kind)
     byte, slow = price[3 + (work[2] >= m.big)], m.grain[1] if work[2] < m.grain[0] else 1
     return price[0] + work[0] * price[1] * slow + work[1] * price[2] + work[2] * byte
 
 
-def features(
-    program: Program, layout: Layout, m: Model, /
-) -> list[tuple[str, tuple[int, int, int]]]:
+def features(program: Program, layout: Layout, m: Model, /) -> list[tuple[str, Work]]:
     """Each step's kind (of `KINDS`) and work (inner loops, elements, bytes) by `m`'s backend."""
     itemsize, out_shape = layout.itemsize, program.out_shape
     src = _promote_strides(layout, len(program.shape))  # the array so far's, in bytes
-    steps: list[tuple[str, tuple[int, int, int]]] = []
+    steps: list[tuple[str, Work]] = []
+    split = m.split != NONE
     for step in program.steps:
         if isinstance(step, Copy):
             made = _tiled(step.shape, step.reps)
             dest = made if step.region is None else out_shape
-            by, work = _copy_work(
-                step.shape, src, step.reps, dest, itemsize, step.item, m.split != NONE
-            )
+            by, work = _copy_work(step.shape, src, step.reps, dest, itemsize, step.item, split)
             kind = "item" if step.item in (1, 2, 4, 8, 16) else "void" if step.item else "copy"
             if step.gather:  # as a `Repeat`'s blocks: runs of 1-32 bytes move as items
                 n = work[1] * (step.item in (1, 2, 4, 8, 16, 32))
@@ -312,9 +307,8 @@ def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Pr
     """Every program that writes the tile by `reps` into a fresh array or (not `fresh`) `out`."""
     shape, reps = promote(tuple(layout.shape), reps)
     out_shape = _tiled(shape, reps)
-    size = math.prod(out_shape)
     base = Program(shape, reps, out_shape, ())
-    if not size:
+    if not math.prod(out_shape):
         return [base._replace(name="empty")]
     one = base._replace(steps=(Copy(shape, reps),))
     if _last(reps) < 0:
@@ -386,6 +380,7 @@ def _staged(
     """The programs that first tile the inner repeated axes into arrays of `m.stage` bytes."""
     shape, reps, itemsize, out_shape = base.shape, base.reps, layout.itemsize, base.out_shape
     n = len(axes := [i for i, r in enumerate(reps) if r != 1])
+    price = operator.itemgetter(0)  # of (price, steps): steps are never compared
 
     def between(j: int, k: int, part: tuple[int, int] = (-1, 1)) -> Shape:
         """The repeats from state `k` to state `j`, and `part` (an axis, its repeats)."""
@@ -402,13 +397,13 @@ def _staged(
         if m.repeat != NONE and (chain := _chain(state[k], src, r, itemsize)):
             options.append((*best[k][1], *chain))
         priced = ((cost(base._replace(steps=s), layout, m), s) for s in options)
-        return min(priced, key=operator.itemgetter(0))
+        return min(priced, key=price)
 
     best: dict[int, tuple[float, Steps]] = {n: (0.0, ())}
     for j in range(n - 1, 0, -1):
         if math.prod(state[j]) * itemsize > m.stage:
             break
-        best[j] = min((level(k, between(j, k)) for k in list(best)), key=operator.itemgetter(0))
+        best[j] = min((level(k, between(j, k)) for k in list(best)), key=price)
     found: list[Program] = []
     big = layout.tuned and math.prod(out_shape) * itemsize >= m.big  # past a host's caches
     for j in list(best):
@@ -425,10 +420,7 @@ def _staged(
         if layout.parts and 2 <= room < r and r % room:
             ks.append(room)
         for k in ks:
-            _, steps = min(
-                (level(i, between(j, i, (a, k))) for i in best if i >= j),
-                key=operator.itemgetter(0),
-            )
+            _, steps = min((level(i, between(j, i, (a, k))) for i in best if i >= j), key=price)
             new = (*cur[:a], cur[a] * k, *cur[a + 1 :])
             whole = (*left[:a], r // k, *left[a + 1 :])
             if r % k == 0:
@@ -476,17 +468,15 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
         if not m.interleaved and not all(_one_axis(shape[:a], out_shape[:a]) for a in done):
             continue
         corner_reps = (1,) * (k + 1) + reps[k + 1 :]
-        corner = _tiled(shape, corner_reps)
-        region = tuple((0, v) for v in corner)
+        region = tuple((0, v) for v in _tiled(shape, corner_reps))
         copies: list[Step] = [Copy(shape, corner_reps, region)]
         dense = math.prod(shape[:k]) == 1  # the corner is C-ordered, as a gather's `out` must be
         items = _items(shape, strides, corner_reps, layout, m, True, region)
         copies += [c for c in items if dense or not c.gather]
         steps: list[Step] = []
         for a in reversed(done):
-            places, total = shape[:a], out_shape[a]
+            places, total, n = shape[:a], out_shape[a], shape[a]
             spread = m.interleaved or math.prod(places) == 1
-            n = shape[a]
             doubled: list[Step] = []
             options: list[Steps] = []
             while n < total:
@@ -497,6 +487,5 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
                 n = step.stop
             options.append(tuple(doubled))
             steps += min(options, key=lambda o: cost(base._replace(steps=o), layout, m))  # type: ignore[arg-type]
-        for first in copies:
-            found.append(base._replace(steps=(first, *steps), name="extended"))
+        found += [base._replace(steps=(first, *steps), name="extended") for first in copies]
     return found

@@ -75,14 +75,13 @@ def compile_program(
 
         return run
     writes = [_write(s, backend, xp) for s in steps[cut:] if not isinstance(s, Repeat | Whole)]
-    out_shape = program.out_shape
     empty = backend.empty or (lambda s, x: xp.empty(s, dtype=x.dtype, device=device(x)))
 
     def run_into(x: Array, out: Array | None) -> Array:
         for call in fresh:
             x = call(x, None)
         if out is None:
-            out = empty(out_shape, x)
+            out = empty(program.out_shape, x)
         for write in writes:
             write(x, out)
         return out
@@ -110,8 +109,7 @@ def _write(
         run = backend.slabs
         return lambda x, out: run([functools.partial(c, x[a:b], out[a:b]) for a, b, c in calls])  # type: ignore[misc]
     if isinstance(step, Replicate):
-        replicate = backend.replicate
-        return lambda _, out: replicate(out, step)  # type: ignore[misc]
+        return lambda _, out: backend.replicate(out, step)  # type: ignore[misc]
     assert isinstance(step, Copy)
     copy_ = _copier(step, backend, xp)
     into = tuple(slice(a, b) for a, b in step.region or ())

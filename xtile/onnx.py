@@ -223,8 +223,7 @@ def tile_v1(
         _front.non_negative((n_tiles,), op=op, name="tiles")
         return tuple(n_tiles if i == ax % x.ndim else 1 for i in range(x.ndim))
 
-    op = "ONNX Tile-1"
-    return _front.tile(input, tiles, xp, out, op=op, name="input", parse=parse)
+    return _front.tile(input, tiles, xp, out, op="ONNX Tile-1", name="input", parse=parse)
 
 
 def _one_int(value: int | Array, /, *, op: str, name: str) -> int:

@@ -65,8 +65,7 @@ def tile(
     >>> xtile.openvino.tile(xp.asarray([1, 2]), [-1, 2]).shape
     (0, 4)
     """
-    op = "OpenVINO Tile-1"
-    return _front.tile(data, repeats, xp, out, op=op, name="data", parse=_clamped)
+    return _front.tile(data, repeats, xp, out, op="OpenVINO Tile-1", name="data", parse=_clamped)
 
 
 def _clamped(repeats: object, _x: Any, _xp: Any, op: str) -> tuple[int, ...]:

@@ -25,8 +25,7 @@ def _whole(x: Any, reps: Shape, _xp: Any, tile: Any) -> Any:
     if a.ndim != len(shape):
         a = a[(None,) * (len(shape) - a.ndim)]  # leading length-1 axes, one chunk each
     largest = a.dtype.itemsize * math.prod(max(c, default=0) for c in a.chunks)
-    setting = parse_bytes(dask.config.get("array.chunk-size"))
-    limit = max(largest, min(setting, DASK_GROUP_BYTES))
+    limit = max(largest, min(parse_bytes(dask.config.get("array.chunk-size")), DASK_GROUP_BYTES))
     block = max(largest, 1)
     # per axis, per output block: (the input block it tiles, how many times)
     sources: list[list[tuple[int, int]]] = []
