@@ -19,8 +19,8 @@ time over xtile's: above 1 xtile is faster). Usage::
         [--cases sweep:23:300,gen2:5:300,matrix] [--repeat 5] [--csv FILE]
         [--only staged,extended] [--changed]
 
-``--changed`` keeps only the cases whose NumPy program (fresh, or into a C-ordered
-`out`) the strategies change: what they gain where they act, timed quickly.
+``--changed`` keeps only the cases whose NumPy program or its rivals (fresh, or into a
+C-ordered `out`) the strategies change: what they gain where they act, timed quickly.
 
 Case sources: ``sweep:SEED:N`` is ``xtile._cli._bench.sweep_cases(N, SEED)``,
 ``gen2:SEED:N`` is ``shapes2.cases(N, SEED)`` (``benchmarks/shapes2.py``) and
@@ -127,7 +127,7 @@ def replanned(
     sources: Sequence[tuple[str, Sequence[_bench.Case]]], strategies: Sequence[str]
 ) -> list[tuple[str, list[_bench.Case]]]:
     """
-    The cases whose NumPy program changes with `strategies` off, fresh or into `out`.
+    The cases whose NumPy program or rivals change with `strategies` off, fresh or into `out`.
 
     Parameters
     ----------
@@ -146,12 +146,12 @@ def replanned(
     off = frozenset(strategies)
 
     def changes(case: _bench.Case) -> bool:  # numpydoc ignore=RT01
-        """Whether switching `strategies` off changes the case's program."""
+        """Whether switching `strategies` off changes the case's program or its rivals."""
         layout = numpy.layout(np.empty(case.shape, case.dtype))  # type: ignore[misc]
         assert layout is not None  # a plain array's
         return any(
-            _program.plan(layout, case.reps, numpy.model, True, into)
-            != _program.plan(layout, case.reps, numpy.model, True, into | off)
+            _program.ranked(layout, case.reps, numpy.model, True, into)  # and its rivals
+            != _program.ranked(layout, case.reps, numpy.model, True, into | off)
             for into in (frozenset(), frozenset({"native"}))  # fresh, a C-ordered `out`
         )
 

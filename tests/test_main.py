@@ -125,6 +125,10 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     header, *lines = out.splitlines()
     assert header == "numpy, float64 (8 bytes per element):"
+    numpy = _backends.load("numpy")
+    layout = numpy.layout(np.empty((3, 1)))
+    chosen, *rivals = _program.ranked(layout, (39631, 2), numpy.model, True)
+    assert not rivals  # none priced within 1.5x (below: a call with rivals)
     heads = [line for line in lines if not line.startswith("  ")]
     assert heads[0].startswith("chosen ")
     assert all(h.startswith("beat ") for h in heads[1:])
@@ -135,13 +139,28 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     costs = [float(h.rpartition("cost ")[2].removesuffix(" us")) for h in heads]
     assert costs == sorted(costs)  # the cheapest first
     # every candidate of the call, step by step, as `describe` writes it
-    numpy = _backends.load("numpy")
-    layout = numpy.layout(np.empty((3, 1)))
     found = sorted(_program.candidates(layout, (39631, 2), numpy.model, True), key=lambda p: p.cost)
-    assert found[0] == _program.plan(layout, (39631, 2), numpy.model, True)
-    said = [("chosen " if i == 0 else "beat ") + describe(p) for i, p in enumerate(found)]
+    assert found[0] == chosen == _program.plan(layout, (39631, 2), numpy.model, True)
+    said = [
+        ("rival " if p in rivals else "beat " if i else "chosen ") + describe(p)
+        for i, p in enumerate(found)
+    ]
     assert lines == "\n".join(said).splitlines()
     assert "-> output[" in out  # a staged program's whole copies, then the rest
+    # rivals: the cheapest candidate of each other name priced within 1.5x, at most two
+    assert main(["explain", "16,1", "34147,1", "--dtype", "int64"]) == 0
+    header, note, *lines = capsys.readouterr().out.splitlines()
+    chosen, *rivals = _program.ranked(
+        numpy.layout(np.empty((16, 1), "int64")), (34147, 1), numpy.model, True
+    )
+    assert note.startswith("  rivals: the cheapest other candidates priced within 1.5x")
+    heads = [line for line in lines if not line.startswith("  ")]
+    assert heads[0] == "chosen " + describe(chosen).partition("\n")[0]
+    assert [h for h in heads if h.startswith("rival ")] == [
+        "rival " + describe(p).partition("\n")[0] for p in rivals
+    ]
+    assert 1 <= len(rivals) <= 2
+    assert chosen.name not in {p.name for p in rivals}
     assert main(["explain", "(100, 100, 3)", "10,10,10", "--backend", "numpy"]) == 0
     assert "replicate: axis" in capsys.readouterr().out  # an extended candidate
     if importlib.util.find_spec("jax") is not None:
@@ -176,8 +195,14 @@ def test_explain_time(
         price, took = head.split(", took ")
         assert price == said  # the same programs, in the same order
         assert re.fullmatch(r"\d+\.\d us", took)
-    steps = [line for line in lines if line.startswith("  ")]
-    assert steps == [u for u in untimed[1:] if u.startswith("  ")]
+    notes = [u for u in untimed if u.startswith("  rivals: ")]  # and what the calls kept
+    assert len(notes) == (backend == "numpy")  # NumPy's has rivals
+    kept = r"; here they kept (copy|bytes|gather|native|staged|extended|slabs), priced \d+\.\d us"
+    assert [n for n in lines if n.startswith("  rivals: ")] == [
+        n for n in lines if any(re.fullmatch(re.escape(u) + kept, n) for u in notes)
+    ]
+    steps = [line for line in lines if line.startswith("  ") and line[2:9] != "rivals:"]
+    assert steps == [u for u in untimed[1:] if u.startswith("  ") and u not in notes]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """The programs kept for repeated calls (`xtile._run.compiled`): same answers, errors, keys."""
 
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -121,7 +122,7 @@ def test_errors_are_never_kept() -> None:
 
 def test_a_planning_error_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """`compiled` keeps a program only once made: a failed planning is tried again."""
-    real = _run.plan
+    real = _run.ranked
     calls: list[tuple[int, ...]] = []
 
     def failing(*args: Any) -> Any:
@@ -131,7 +132,7 @@ def test_a_planning_error_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
             raise RuntimeError(msg)
         return real(*args)
 
-    monkeypatch.setattr(_run, "plan", failing)
+    monkeypatch.setattr(_run, "ranked", failing)
     x = np.arange(6.0)
     with pytest.raises(RuntimeError, match="planning failed"):
         xtile.tile(x, (3,))
@@ -352,3 +353,97 @@ def test_a_cached_type_refuses_what_a_first_call_refuses(
     with pytest.raises(error):
         xtile.tile(x, reps)
     assert compiled.cache_info() == planned
+
+
+NUMPY = _backends.load("numpy")
+# a C-ordered int64 (16, 1) by (34147, 1): its cheapest, staged, has rivals priced close
+CLOSE_CASE = (np.arange(16).reshape(16, 1), (34147, 1))
+
+
+def test_close_prices_are_settled_by_the_first_calls_times() -> None:
+    """Rivals run in turns, three times each and 1 ms in all; the fastest then runs alone."""
+    x, reps = CLOSE_CASE
+    programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)  # type: ignore[misc]
+    assert [p.name for p in programs] == ["staged", "bytes", "native"]
+    ran: list[int] = []
+
+    def timed(i: int, call: Any) -> Any:  # program 0 made slow: 20 ms more
+        def run(x: Any, out: Any) -> Any:
+            ran.append(i)
+            time.sleep(0.02 * (i == 0))
+            return call(x, out)
+
+        return run
+
+    calls = tuple(timed(i, _run.compile_program(p, NUMPY, np)) for i, p in enumerate(programs))
+    run = _run._measured(programs, calls)
+    _run.KEPT["a key"] = _run.KEPT["another"] = (programs[0], run)
+    for _ in range(3 * len(calls) + 3):
+        np.testing.assert_array_equal(run(x, None), np.tile(x, reps))
+    assert ran[: 3 * len(calls)] == [0, 1, 2] * 3  # in turns
+    assert 0 not in ran[3 * len(calls) :]  # the slow one never again
+    kept = {_run.KEPT["a key"], _run.KEPT["another"]}  # every key that held the timed call
+    assert kept in ({(programs[1], calls[1])}, {(programs[2], calls[2])})
+    out = np.empty((546352, 1), np.int64)  # and into `out`
+    assert run(x, out) is out
+    np.testing.assert_array_equal(out, np.tile(x, reps))
+
+
+def test_tile_times_close_rivals_and_keeps_one() -> None:
+    """`xtile.tile` keeps the timed call, then the program it chose, for fresh and `out=`."""
+    x, reps = CLOSE_CASE
+    out = np.empty((546352, 1), np.int64)
+    for into in (None, out):
+        for _ in range(12):
+            got = xtile.tile(x, reps, out=into)
+            np.testing.assert_array_equal(got, np.tile(x, reps))
+    names = {p.name for p in _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)}  # type: ignore[misc]
+    assert len(_run.KEPT) == 3  # fresh; `out=`, planned without `native`, and its layout's key
+    for program, call in _run.KEPT.values():
+        assert program.name in names
+        assert not call.__qualname__.startswith("_measured")  # decided: no timing any more
+
+
+def test_measured_switched_off_runs_the_cheapest_alone() -> None:
+    """Off, or on a backend whose model is not `timed`, the cheapest runs from the first call."""
+    x, reps = CLOSE_CASE
+    layout = NUMPY.layout(x)
+    off = frozenset({"measured"})
+    (alone,) = _program.ranked(layout, reps, NUMPY.model, True, off)  # type: ignore[misc]
+    assert alone == _program.plan(layout, reps, NUMPY.model, True)  # type: ignore[misc]
+    with _testing.switched_off("measured"):
+        np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
+    ((program, call),) = _run.KEPT.values()
+    assert program == alone
+    assert not call.__qualname__.startswith("_measured")
+    torch = pytest.importorskip("torch")
+    backend = _backends.load("torch")
+    tensor = torch.from_numpy(x)
+    assert not backend.model.timed  # its first calls' times are its big outputs' page faults
+    assert len(_program.ranked(backend.layout(tensor), reps, backend.model, True)) > 1  # type: ignore[misc]
+    for _ in range(12):
+        assert torch.equal(xtile.tile(tensor, reps), torch.tile(tensor, reps))
+    (call,) = [c for k, (_, c) in _run.KEPT.items() if k[0] == "torch"]
+    assert not call.__qualname__.startswith("_measured")
+
+
+def test_threads_time_rivals_at_once() -> None:
+    """Calls from many threads while the rivals are timed: right answers, then one decision."""
+    x, reps = CLOSE_CASE
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
+        except BaseException as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    ((_, call),) = _run.KEPT.values()
+    assert not call.__qualname__.startswith("_measured")

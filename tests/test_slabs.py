@@ -170,11 +170,12 @@ def test_explain_shows_the_slabs(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["explain", "4000,3", "1,1000"]) == 0
     printed = capsys.readouterr().out
-    assert printed.splitlines()[1].startswith("chosen slabs:")
+    heads = [line for line in printed.splitlines()[1:] if not line.startswith("  ")]
+    assert heads[0].startswith("chosen slabs:")
     x = np.empty((4000, 3), np.float32)
     (step,) = _plan(x.shape, (1, 1000), "float32").steps
     assert f"slabs: {len(step.cuts)} of axis 0 on threads" in printed  # type: ignore[union-attr]
-    assert "beat extended:" in printed
+    assert heads[1].startswith("rival extended:")  # the whole, priced close: timed too
 
 
 def test_replicate_in_slabs_of_one_place_copies_the_rest() -> None:

@@ -7,9 +7,9 @@ import operator
 from typing import NamedTuple, TypeAlias
 
 __all__ = [
-    "KINDS", "MAX_DIMS", "NONE", "OFF", "SLAB_BYTES", "STAGE_BYTES", "Copy",
-    "Layout", "Model", "Program", "Repeat", "Replicate", "Slabs", "Whole", "c_ordered",
-    "candidates", "cost", "features", "fit_rank", "plan", "promote", "split_at", "view_shapes",
+    "CLOSE", "KINDS", "MAX_DIMS", "NONE", "OFF", "SLAB_BYTES", "STAGE_BYTES", "Copy", "Layout",
+    "Model", "Program", "Repeat", "Replicate", "Slabs", "Whole", "c_ordered", "candidates", "cost",
+    "features", "fit_rank", "plan", "promote", "ranked", "split_at", "view_shapes",
 ]  # fmt: skip
 
 # limits, not tuning: the lowest rank limit of the array libraries' broadcast views,
@@ -18,6 +18,8 @@ MAX_DIMS = 64
 STAGE_BYTES = 1 << 15
 # a slab of a big output written by its own program (docs/performance.md)
 SLAB_BYTES = 1 << 20
+# the most a rival's price is above the cheapest one's for both to be timed (`ranked`)
+CLOSE = 1.5
 
 Shape: TypeAlias = tuple[int, ...]
 Region: TypeAlias = tuple[tuple[int, int], ...]
@@ -65,6 +67,7 @@ class Model(NamedTuple):
     interleaved: bool = False  # a written prefix copies to places interleaved with it
     threads: int = 1  # the threads that write slabs of one output at once (`Slabs`)
     stage: int = STAGE_BYTES  # the most bytes of a staged array
+    timed: bool = False  # a call's first runs time the program's rivals (`ranked`)
 
 
 class Copy(NamedTuple):
@@ -274,19 +277,35 @@ def plan(
     layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
 ) -> Program:
     """The cheapest of the `candidates` not named in `off` (never the one copy), or its slabs."""
+    return ranked(layout, reps, m, fresh, off)[0]
+
+
+def ranked(
+    layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
+) -> tuple[Program, ...]:
+    """`plan`'s program, then the cheapest of up to two other candidates priced within `CLOSE`."""
     m = m._replace(gather=NONE) if "gather" in off else m  # in any candidate
     found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
     if "native" in off:  # `out=`: nor any output a `Repeat` makes (it would be a temporary)
         found = [p for p in found if not (p.steps and isinstance(p.steps[-1], Repeat))]
-    best = min(found, key=operator.attrgetter("cost"))
+    price = operator.attrgetter("cost")
+    found += _slabs(min(found, key=price), layout, m, off)
+    found.sort(key=price)  # stable: of equal prices, the first found
+    close = {p.name: p for p in reversed(found) if p.cost <= CLOSE * found[0].cost}  # each's least
+    close.pop(found[0].name)
+    return (found[0], *sorted(close.values(), key=price)[: 0 if "measured" in off else 2])
+
+
+def _slabs(best: Program, layout: Layout, m: Model, off: frozenset[str], /) -> list[Program]:
+    """An extended `best` as slabs of its first axis, each by its own program, where they pay."""
     # an extended program reads back what it wrote; on a big output, slabs of the first
     # axis (not one `x` gained) may stage where the whole input could not (fewer rows),
     # each a tile of its own that writes each byte once, `m.threads` of them at once
     if best.name != "extended" or "slabs" in off or m.threads < 2 or best.reps[0] != 1:
-        return best
+        return []
     d0, nbytes = best.shape[0], math.prod(best.out_shape) * layout.itemsize
     if (k := min(d0, nbytes // SLAB_BYTES)) < 2 or nbytes < m.big:
-        return best
+        return []
     cuts = tuple(itertools.pairwise(d0 * i // k for i in range(k + 1)))
     off |= {"slabs", "native", "extended", "gather"}  # each slab into the output, no index
     each = m._replace(stage=m.stage // 2 // m.threads)  # 2: a level, and the next, at once
@@ -294,8 +313,7 @@ def plan(
             for n in {b - a for a, b in cuts}}  # fmt: skip
     programs = tuple(made[b - a] for a, b in cuts)
     cost = sum(p.cost for p in programs)  # not shared out: prices fitted on `threads` count them
-    slabs = best._replace(steps=(Slabs(cuts, programs),), cost=cost, name="slabs")
-    return min(best, slabs, key=operator.attrgetter("cost"))
+    return [best._replace(steps=(Slabs(cuts, programs),), cost=cost, name="slabs")]
 
 
 # the strategies switched off in this thread or task, for ablations

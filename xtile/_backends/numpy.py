@@ -20,9 +20,8 @@ _MAX_VOID_BYTES = 1 << 30  # NumPy's void items hold fewer than 2**31 bytes
 
 def _layout(x: Any, /) -> Layout | None:
     """What the planner reads of a plain `numpy.ndarray` (a NumPy scalar: as its 0-D array)."""
-    if type(x) is not np.ndarray and not isinstance(x, np.generic):
-        return None
-    return _read(x.shape, x.strides, x.dtype)
+    plain = type(x) is np.ndarray or isinstance(x, np.generic)
+    return _read(x.shape, x.strides, x.dtype) if plain else None
 
 
 # a layout kept per (shape, strides, dtype): a dtype's fields are slow to read; object and
@@ -224,6 +223,7 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     gather=(3400.0, 1.949, 0.5482, 0.02717, 0.05169),
     words=frozenset({2, 4, 8}),
     threads=2,  # the fit's machine's
+    timed=True,
 )
 BACKEND = Backend(
     "numpy",

@@ -253,10 +253,11 @@ def _explain(argv: list[str]) -> int:
             print("  (--time: no programs to time)")
         return 0
     model = backend.model if layout.tuned else backend.device
-    chosen = _program.plan(layout, args.repeats, model, True)
+    off = frozenset() if model.timed else frozenset({"measured"})  # as `xtile._run.compiled`
+    chosen, *rivals = _program.ranked(layout, args.repeats, model, True, off)
     found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
     found = [chosen, *(p for p in found if p != chosen)]
-    took = [""] * len(found)
+    took, kept = [""] * len(found), ""
     if args.time:  # the programs alone, and the two tiles with their calls' costs
         from .. import _run
         from ._bench import _same, best_times
@@ -271,9 +272,18 @@ def _explain(argv: list[str]) -> int:
         took = [f", took {t * 1e6:.1f} us" for t in times]
         native_us, xtile_us = native_s * 1e6, xtile_s * 1e6
         print(f"{args.backend}.tile took {native_us:.1f} us, xtile.tile {xtile_us:.1f} us")
+        program = _run.KEPT[backend.name, layout, tuple(args.repeats), True, frozenset()][0]
+        kept = f"; here they kept {program.name}, priced {program.cost / 1e3:.1f} us"
+    if rivals:  # `xtile._run.compiled`
+        print(
+            f"  rivals: the cheapest other candidates priced within {_program.CLOSE}x of the "
+            "chosen; a process's first calls run each three times, in turns, and keep the "
+            f"fastest{kept}"
+        )
     for i, (program, t) in enumerate(zip(found, took, strict=True)):
         head, _, steps = describe(program).partition("\n")
-        print(("beat " if i else "chosen ") + head + t + ("\n" + steps if steps else ""))
+        label = "rival " if program in rivals else "beat " if i else "chosen "
+        print(label + head + t + ("\n" + steps if steps else ""))
     return 0
 
 

@@ -8,8 +8,8 @@ from .._program import OFF
 __all__ = ["STRATEGIES", "switched_off"]
 
 # the candidates `plan` may take besides the one copy; slabs: how a big extended one runs;
-# gather: its copies in any candidate
-STRATEGIES = ("bytes", "gather", "native", "staged", "extended", "slabs")
+# gather: its copies in any candidate; measured: the faster of the two cheapest, timed
+STRATEGIES = ("bytes", "gather", "native", "staged", "extended", "slabs", "measured")
 
 
 @contextlib.contextmanager
