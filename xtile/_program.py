@@ -67,7 +67,7 @@ class Model(NamedTuple):
     interleaved: bool = False  # a written prefix copies to places interleaved with it
     threads: int = 1  # the threads that write slabs of one output at once (`Slabs`)
     stage: int = STAGE_BYTES  # the most bytes of a staged array
-    timed: bool = False  # a call's first runs time the program's rivals (`ranked`)
+    timed: bool = False  # a call's first runs time its program's rivals (`_run._measured`)
 
 
 class Copy(NamedTuple):
@@ -283,7 +283,7 @@ def plan(
 def ranked(
     layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
 ) -> tuple[Program, ...]:
-    """`plan`'s program, then the cheapest of up to two other candidates priced within `CLOSE`."""
+    """`plan`'s program; for a `timed` model the cheapest two others priced within `CLOSE`."""
     m = m._replace(gather=NONE) if "gather" in off else m  # in any candidate
     found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
     if "native" in off:  # `out=`: nor any output a `Repeat` makes (it would be a temporary)
@@ -293,11 +293,11 @@ def ranked(
     found.sort(key=price)  # stable: of equal prices, the first found
     close = {p.name: p for p in reversed(found) if p.cost <= CLOSE * found[0].cost}  # each's least
     close.pop(found[0].name)
-    return (found[0], *sorted(close.values(), key=price)[: 0 if "measured" in off else 2])
+    return (found[0], *sorted(close.values(), key=price)[: 2 * (m.timed and "measured" not in off)])
 
 
 def _slabs(best: Program, layout: Layout, m: Model, off: frozenset[str], /) -> list[Program]:
-    """An extended `best` as slabs of its first axis, each by its own program, where they pay."""
+    """An extended `best` of a big output as slabs of its first axis, each by its own program."""
     # an extended program reads back what it wrote; on a big output, slabs of the first
     # axis (not one `x` gained) may stage where the whole input could not (fewer rows),
     # each a tile of its own that writes each byte once, `m.threads` of them at once

@@ -124,10 +124,9 @@ def _write(
 def compiled(
     name: str, layout: Layout, reps: tuple[int, ...], fresh: bool, off: frozenset[str]
 ) -> tuple[Program, Call]:
-    """The cheapest program of a planned backend's input, and its call: kept per key."""
+    """The cheapest program of a planned backend's input, and its call (timed): kept per key."""
     backend = load(name)
-    model = backend.model if layout.tuned else backend.device
-    programs = ranked(layout, reps, model, fresh, off if model.timed else off | {"measured"})
+    programs = ranked(layout, reps, backend.model if layout.tuned else backend.device, fresh, off)
     calls = tuple(compile_program(p, backend, backend.xp) for p in programs)
     kept = (programs[0], calls[0] if len(calls) == 1 else _measured(programs, calls))
     keep((name, layout, reps, fresh, off), kept)
@@ -135,21 +134,21 @@ def compiled(
 
 
 def _measured(programs: tuple[Program, ...], calls: tuple[Call, ...]) -> Call:
-    """The call of the fastest of `programs` on their first runs, in turns: 3 each, 1 ms in all."""
+    """The call of the fastest of `programs` by their first runs: five each, in turns."""
     times: list[list[float]] = [[] for _ in calls]
-    chosen: list[Call] = []
+    chosen: list[int] = []
 
     def run(x: Array, out: Array | None) -> Array:
         if chosen:
-            return chosen[0](x, out)
+            return calls[chosen[0]](x, out)
         i = min(range(len(calls)), key=lambda i: len(times[i]))
         start = time.perf_counter()
         result = calls[i](x, out)
         times[i].append(time.perf_counter() - start)
-        if min(map(len, times)) >= 3 and sum(map(sum, times)) >= 1e-3:  # first runs: cold
-            j = min(range(len(calls)), key=lambda i: min(times[i][1:]))
-            chosen.append(calls[j])  # and where the next call looks first:
-            KEPT.update({k: (programs[j], calls[j]) for k, v in list(KEPT.items()) if v[1] is run})
+        if min(map(len, times)) >= 5:  # by the least time of each but its first (cold) run
+            chosen.append(min(range(len(calls)), key=lambda i: min(times[i][1:])))
+            j = chosen[0]  # one choice, where threads made two at once; kept where this was
+            KEPT.update({k: (programs[j], calls[j]) for k, v in KEPT.copy().items() if v[1] is run})
         return result
 
     return run

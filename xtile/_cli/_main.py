@@ -253,8 +253,7 @@ def _explain(argv: list[str]) -> int:
             print("  (--time: no programs to time)")
         return 0
     model = backend.model if layout.tuned else backend.device
-    off = frozenset() if model.timed else frozenset({"measured"})  # as `xtile._run.compiled`
-    chosen, *rivals = _program.ranked(layout, args.repeats, model, True, off)
+    chosen, *rivals = _program.ranked(layout, args.repeats, model, True)
     found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
     found = [chosen, *(p for p in found if p != chosen)]
     took, kept = [""] * len(found), ""
@@ -277,7 +276,7 @@ def _explain(argv: list[str]) -> int:
     if rivals:  # `xtile._run.compiled`
         print(
             f"  rivals: the cheapest other candidates priced within {_program.CLOSE}x of the "
-            "chosen; a process's first calls run each three times, in turns, and keep the "
+            "chosen; a process's first calls run each five times, in turns, and keep the "
             f"fastest{kept}"
         )
     for i, (program, t) in enumerate(zip(found, took, strict=True)):
