@@ -451,3 +451,27 @@ def test_threads_time_rivals_at_once() -> None:
     assert not errors
     ((_, call),) = _run.KEPT.values()
     assert not call.__qualname__.startswith("_measured")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda a: a,
+        np.asfortranarray,
+        lambda a: a[::-1],
+        lambda a: np.broadcast_to(a[:1], a.shape),  # zero-stride
+        lambda a: np.repeat(a, 2, axis=1)[:, ::2],  # non-contiguous
+        lambda a: a.astype(np.dtype([("a", "u1"), ("b", "<i8")], align=True)),  # padded
+        lambda a: a[:0],  # empty
+    ],
+    ids=["C", "F", "reversed", "zero-stride", "strided", "padded", "empty"],
+)
+def test_every_call_of_the_timing_phase_is_numpys(make: Any) -> None:
+    """Each call before and after the choice, of any layout, writes `numpy.tile`'s bytes."""
+    x, reps = make(CLOSE_CASE[0] % 7), CLOSE_CASE[1]
+    for _ in range(20):
+        got = xtile.tile(x, reps)
+        assert got.tobytes() == np.tile(x, reps).tobytes()
+        assert not np.shares_memory(got, x)
+    for _, call in _run.KEPT.values():
+        assert not call.__qualname__.startswith("_measured")  # decided (or never timed)
