@@ -34,8 +34,7 @@ def _ints(v: object, /) -> bool:
 
 def namespace(x: object, xp: Any, /, *, op: str, name: str) -> tuple[Any, Backend]:
     """The namespace and backend of array `x`; `TypeError` for anything else."""
-    found = _backends.of(x)
-    if found is None:
+    if (found := _backends.of(x)) is None:
         if is_numpy_array(x):  # one array-api-compat refuses (numpy.matrix)
             msg = (
                 f"{op}: `{name}` is a {type(x).__module__}.{type(x).__name__}; of the subclasses "
@@ -111,8 +110,7 @@ def host_ints(
     if _ints(repeats):
         return repeats, 1  # type: ignore[return-value]
     if _backends.of(repeats) is not None:
-        ints = _array_ints(repeats, op=op, name=name, int64=int64, dims=dims)
-        return ints, repeats.ndim  # type: ignore[attr-defined]
+        return _array_ints(repeats, op=op, name=name, int64=int64, dims=dims), repeats.ndim  # type: ignore[attr-defined]
     if (isinstance(repeats, int) and not isinstance(repeats, bool)) or symbolic(repeats):
         return (repeats,), 0  # type: ignore[return-value]
     if isinstance(repeats, Sequence) and not isinstance(repeats, str | bytes):
@@ -260,8 +258,8 @@ def _plain(
     # tensor it traces, compiles, exports or wraps (it takes symbolic sizes: one ONNX Tile)
     whole = backend.whole is not None
     steps = (_program.Whole(full),) if whole else _program.fit_rank(shape, full, backend.max_dims)
-    program = _program.Program(shape, full, out_shape, steps)
-    call = _run.compile_program(program, backend, xp, tile)  # `tile`: a Dask task's
+    # `tile`: a Dask task's
+    call = _run.compile_program(_program.Program(shape, full, out_shape, steps), backend, xp, tile)
     return _allocating(call, x, out, out_shape, xp, op)
 
 

@@ -148,9 +148,8 @@ def view_shapes(shape: Shape, reps: Shape, /) -> tuple[Shape, Shape]:
 def split_at(spread: Shape, view_shape: Shape, /) -> int:
     """The view's axes up to its last above 1 where that is a short fill, copied by index; or 0."""
     n = max((i + 1 for i, d in enumerate(view_shape) if d != 1), default=0)
-    if n < 2 or spread[n - 1] != 1 or spread[n - 2] == 1:
-        return 0
-    return n if 1 < view_shape[n - 1] <= 4 < view_shape[n - 2] else 0
+    paired = n >= 2 and spread[n - 1] == 1 != spread[n - 2]  # a broadcast axis after a read one
+    return n if paired and 1 < view_shape[n - 1] <= 4 < view_shape[n - 2] else 0
 
 
 def _c_strides(shape: Shape, itemsize: int, /) -> Shape:
@@ -269,8 +268,7 @@ def _grown(shape: Shape, axis: int, r: int, /) -> Shape:
 
 def _promote_strides(layout: Layout, ndim: int, /) -> Shape:
     """The input's strides in bytes, with 0 for the leading axes promotion adds."""
-    unit = layout.unit
-    return (0,) * (ndim - len(layout.strides)) + tuple(st * unit for st in layout.strides)
+    return (0,) * (ndim - len(layout.strides)) + tuple(st * layout.unit for st in layout.strides)
 
 
 def plan(

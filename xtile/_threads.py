@@ -108,17 +108,16 @@ def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
     """Run `calls` (C copies that release the GIL) on the pool, the last on this thread."""
     if len(calls) > 1 and len(calls) > (n := min(count(), most)):  # in turns, `n` at once
         calls = [lambda g=calls[i::n]: [c() for c in g] for i in range(n)]  # type: ignore[misc]
-    state = _STATE
-    with state.lock:
-        shared = not state.busy and len(calls) > 1
+    with _STATE.lock:
+        shared = not _STATE.busy and len(calls) > 1
         if shared:
-            state.busy = True
-            state.pool = state.pool or ThreadPoolExecutor(_cpus(), thread_name_prefix="xtile")
+            _STATE.busy = True
+            _STATE.pool = _STATE.pool or ThreadPoolExecutor(_cpus(), thread_name_prefix="xtile")
     futures: list[Future[object]] = []
     try:
         for call in calls[:-1] if shared else ():
             try:
-                futures.append(state.pool.submit(call))
+                futures.append(_STATE.pool.submit(call))
             except RuntimeError:  # the interpreter is shutting down: no new threads
                 break
         try:
@@ -130,7 +129,7 @@ def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
             raise error
     finally:
         if shared:
-            state.busy = False
+            _STATE.busy = False
 
 
 if hasattr(os, "register_at_fork"):
@@ -157,8 +156,7 @@ def _register_threadpoolctl() -> None:
     class _Controller(LibController):  # type: ignore[misc]
         """The threads of xtile, as threadpoolctl sees them."""
 
-        user_api = "xtile"
-        internal_api = "xtile"
+        user_api = internal_api = "xtile"
         filename_prefixes = ("_multiarray_umath",)
 
         def get_num_threads(self) -> int:

@@ -278,5 +278,4 @@ def tile_shape(shape: object, repeats: Repeats, /) -> tuple[int | None, ...]:
     """
     op = "ONNX Tile"
     dims = _front.check_shape(shape, op=op)
-    reps = _onnx_repeats(repeats, len(dims), op=op)
-    return _front.tiled_shape(dims, reps, op=op)
+    return _front.tiled_shape(dims, _onnx_repeats(repeats, len(dims), op=op), op=op)

@@ -99,8 +99,7 @@ def load(name: str, /) -> Backend:
 def of(x: object, /) -> tuple[ModuleType, Backend] | None:
     """The namespace and backend of array `x`; None for a non-array."""
     if compiling():  # read no cache: dynamo would guard on it
-        torch = sys.modules["torch"]
-        if not isinstance(x, torch.Tensor):
+        if not isinstance(x, sys.modules["torch"].Tensor):
             return None
         from array_api_compat import torch as xp
 

@@ -38,20 +38,19 @@ def _layout(t: torch.Tensor, /) -> Layout | None:
 
 def _copy(step: Copy, /) -> Call:
     """The broadcast copy of `step` into a fresh tensor or `dest` (any strides)."""
-    shape = step.shape
-    out_shape = tuple(d * r for d, r in zip(shape, step.reps, strict=True))
-    if not shape:  # 0-D: the methods need at least one size
+    out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
+    if not step.shape:  # 0-D: the methods need at least one size
         return lambda x, dest: x.clone() if dest is None else dest.copy_(x)
     if 0 in out_shape:  # no view of that shape; autograd's graph kept, as by `torch.tile`
         return lambda x, dest: x.reshape(-1)[:0].clone().view(*out_shape) if dest is None else dest
-    spread, view_shape = view_shapes(shape, step.reps)
+    spread, view_shape = view_shapes(step.shape, step.reps)
     pairs = len(view_shape) > len(out_shape)
     size = math.prod(out_shape)
     big = size * 16 >= HUGE_BYTES  # 16: the widest element; a small call stops here
     if step.item:
         plain = _copy(step._replace(item=0))
         last = max(i for i, r in enumerate(step.reps) if r != 1)
-        head, runs = (*shape[:last], -1), len(shape) - last
+        head, runs = (*step.shape[:last], -1), len(step.shape) - last
         copies: dict[int, Call] = {}
 
         def copy_items(x: Any, dest: Any) -> Any:
@@ -62,7 +61,7 @@ def _copy(step: Copy, /) -> Call:
                 return plain(x, dest)
             n = words.shape[-1]
             if n not in copies:
-                copies[n] = _copy(Copy((*shape[:last], n), step.reps[: last + 1]))
+                copies[n] = _copy(Copy((*step.shape[:last], n), step.reps[: last + 1]))
             made = copies[n](words, into)
             return made.view(x.dtype).view(*out_shape) if dest is None else dest
 
