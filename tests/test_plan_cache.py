@@ -1,5 +1,6 @@
 """The programs kept for repeated calls (`xtile._run.compiled`): same answers, errors, keys."""
 
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 import xtile
-from xtile import _backends, _program, _run, _testing
+from xtile import _backends, _program, _run, _testing, _threads
 
 compiled = _run.compiled
 
@@ -475,3 +476,48 @@ def test_every_call_of_the_timing_phase_is_numpys(make: Any) -> None:
         assert not np.shares_memory(got, x)
     for _, call in _run.KEPT.values():
         assert not call.__qualname__.startswith("_measured")  # decided (or never timed)
+
+
+BIG_CASE = (np.arange(1024, dtype=np.uint8).reshape(1, 1024), (8200, 1))  # 8.4 MB: threads write it
+
+
+def test_big_outputs_time_the_chosen_program_on_one_thread() -> None:
+    """An output that threads write has one more rival: the chosen program, on one thread."""
+    x, reps = BIG_CASE
+    layout = NUMPY.layout(x)
+    chosen, *rivals = _program.ranked(layout, reps, NUMPY.model, True)  # type: ignore[misc]
+    assert math.prod(chosen.out_shape) >= NUMPY.model.big
+    assert chosen.threads == 0
+    assert rivals[-1] == chosen._replace(threads=1)
+    assert all(p.threads == 0 for p in rivals[:-1])
+    smaller = NUMPY.layout(x[:, :1000])  # under `Model.big`: no such rival
+    assert all(p.threads == 0 for p in _program.ranked(smaller, reps, NUMPY.model, True))  # type: ignore[misc]
+    seen: list[int] = []
+
+    def copy(step: Any) -> Any:  # NumPy's copy, noting the threads it may use
+        call = NUMPY.copy(step)  # type: ignore[misc]
+        return lambda x, dest: (seen.append(_threads.count()), call(x, dest))[1]
+
+    spied = NUMPY._replace(copy=copy)
+    with xtile.threads(2):
+        for program in (chosen, rivals[-1]):
+            got = _run.compile_program(program, spied, np)(x, None)
+            np.testing.assert_array_equal(got, np.tile(x, reps))
+        assert seen[0] == 2
+        assert seen[-1] == 1
+        assert _threads.count() == 2  # the block's count again after the call
+        for _ in range(25):
+            np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
+    ((program, call),) = _run.KEPT.values()
+    assert program in (chosen, *rivals)
+    assert not call.__qualname__.startswith("_measured")
+
+
+def test_one_thread_has_no_one_thread_rival() -> None:
+    """With one thread to write with, the first calls do not time the chosen program twice."""
+    x, reps = BIG_CASE
+    with xtile.threads(1):
+        for _ in range(25):
+            np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
+    ((program, _),) = _run.KEPT.values()
+    assert program.threads == 0  # outside the block, it writes on every thread again

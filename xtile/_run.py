@@ -9,6 +9,7 @@ from array_api_compat import device, is_lazy_array, is_writeable_array
 
 from ._backends import MUTABLE, Backend, Call, library, load
 from ._program import Copy, Layout, Program, Repeat, Replicate, Slabs, Whole, ranked, view_shapes
+from ._threads import count, threads
 
 __all__ = ["KEPT", "compile_program", "compiled", "copy", "keep"]
 
@@ -50,6 +51,8 @@ def compile_program(
     program: Program, backend: Backend, xp: Any, tile: Callable[..., Array] | None = None
 ) -> Call:
     """`program` as a call ``(x, out)``, each step's primitive made once."""
+    if n := program.threads:  # its calls in `xtile.threads(n)` (a decorator made anew per call)
+        return threads(n)(compile_program(program._replace(threads=0), backend, xp, tile))
     steps = program.steps or (Copy(program.shape, program.reps),)
     cut = next((i for i, s in enumerate(steps) if _inside(s)), len(steps))
     fresh: list[Call] = []
@@ -126,7 +129,8 @@ def compiled(
 ) -> tuple[Program, Call]:
     """The cheapest program of a planned backend's input, and its call (timed): kept per key."""
     backend = load(name)
-    programs = ranked(layout, reps, backend.model if layout.tuned else backend.device, fresh, off)
+    m = backend.model if layout.tuned else backend.device
+    programs = tuple(p for p in ranked(layout, reps, m, fresh, off) if count() > 1 or not p.threads)
     calls = tuple(compile_program(p, backend, backend.xp) for p in programs)
     kept = (programs[0], calls[0] if len(calls) == 1 else _measured(programs, calls))
     keep((name, layout, reps, fresh, off), kept)

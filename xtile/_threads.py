@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 __all__ = ["PARALLEL_BYTES", "count", "run", "threads"]
 
 # the least copy that slabs speed up (measured: docs/performance.md)
-PARALLEL_BYTES = 12 << 20
+PARALLEL_BYTES = 8 << 20
 
 _LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar("xtile_threads", default=None)
 

@@ -255,7 +255,7 @@ def _explain(argv: list[str]) -> int:
     model = backend.model if layout.tuned else backend.device
     chosen, *rivals = _program.ranked(layout, args.repeats, model, True)
     found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
-    found = [chosen, *(p for p in found if p != chosen)]
+    found = [chosen, *rivals, *(p for p in found if p != chosen and p not in rivals)]
     took, kept = [""] * len(found), ""
     if args.time:  # the programs alone, and the two tiles with their calls' costs
         from .. import _run
@@ -272,12 +272,13 @@ def _explain(argv: list[str]) -> int:
         native_us, xtile_us = native_s * 1e6, xtile_s * 1e6
         print(f"{args.backend}.tile took {native_us:.1f} us, xtile.tile {xtile_us:.1f} us")
         program = _run.KEPT[backend.name, layout, tuple(args.repeats), True, frozenset()][0]
-        kept = f"; here they kept {program.name}, priced {program.cost / 1e3:.1f} us"
+        kept = f"; here they kept {describe(program).partition(':')[0]}"
+        kept += f", priced {program.cost / 1e3:.1f} us"
     if rivals:  # `xtile._run.compiled`
         print(
             f"  rivals: the cheapest other candidates priced within {_program.CLOSE}x of the "
-            "chosen; a process's first calls run each five times, in turns, and keep the "
-            f"fastest{kept}"
+            "chosen, and the chosen on one thread where threads write it; a process's first "
+            f"calls run each five times, in turns, and keep the fastest{kept}"
         )
     for i, (program, t) in enumerate(zip(found, took, strict=True)):
         head, _, steps = describe(program).partition("\n")
@@ -384,7 +385,10 @@ def _bench(argv: list[str]) -> int:
 def describe(program: _program.Program, /) -> str:
     """The steps of `program`, one line each, as ``python -m xtile explain`` prints them."""
     p = program
-    lines = [f"{p.name}: tile {p.shape} by {p.reps} -> {p.out_shape}, cost {p.cost / 1e3:.1f} us"]
+    one = " on one thread" * (p.threads == 1)
+    lines = [
+        f"{p.name}{one}: tile {p.shape} by {p.reps} -> {p.out_shape}, cost {p.cost / 1e3:.1f} us"
+    ]
     if not p.steps:
         lines.append("  1. empty: allocate the output, nothing to copy")
     for i, step in enumerate(p.steps, 1):
