@@ -513,11 +513,61 @@ def test_big_outputs_time_the_chosen_program_on_one_thread() -> None:
     assert not call.__qualname__.startswith("_measured")
 
 
-def test_one_thread_has_no_one_thread_rival() -> None:
-    """With one thread to write with, the first calls do not time the chosen program twice."""
+def test_one_thread_does_not_time_the_one_thread_rival() -> None:
+    """With one thread to write with, the first calls run the chosen program, untimed."""
     x, reps = BIG_CASE
-    with xtile.threads(1):
+    with xtile.threads(2):
+        xtile.tile(x, reps)  # the rivals compiled: one is on one thread
+    ((program, timer),) = _run.KEPT.values()
+    for limit in (xtile.threads(1), threadpoolctl_limits(1)):
+        with limit:
+            for _ in range(25):
+                np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
+        assert _run.KEPT[next(iter(_run.KEPT))] == (program, timer)  # not decided
+    with xtile.threads(2):
         for _ in range(25):
             np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
-    ((program, _),) = _run.KEPT.values()
-    assert program.threads == 0  # outside the block, it writes on every thread again
+    ((_, call),) = _run.KEPT.values()
+    assert call is not timer  # decided where both could be told apart
+
+
+def threadpoolctl_limits(n: int) -> Any:
+    """threadpoolctl's limit of `n` threads, where installed; else `xtile.threads(n)`."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return xtile.threads(n)
+    return threadpool_limits(limits=n)
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps", "dtype"),
+    [
+        ((1, 1024), (8200, 1), "uint8"),  # one copy of 8.4 MB
+        ((37, 22, 54), (9, 29), "bool"),  # 11.5 MB, but extended: no step of 8 MiB
+        ((1000, 1000), (4, 4), "int8"),
+        ((4000, 3), (1, 1000), "float32"),  # slabs
+        ((100, 1000), (1, 12), "object"),  # never on threads
+        ((627,), (13577,), "uint8"),
+    ],
+)
+def test_the_one_thread_rival_goes_with_a_step_threads_write(
+    shape: tuple[int, ...], reps: tuple[int, ...], dtype: str
+) -> None:
+    """The chosen program on one thread is a rival where one of its steps goes on threads."""
+    layout = NUMPY.layout(np.empty(shape, dtype))
+    chosen, *rivals = _program.ranked(layout, reps, NUMPY.model, True)  # type: ignore[misc]
+    steps = _program.features(chosen, layout, NUMPY.model)  # type: ignore[misc]
+    threaded = dtype != "object" and any(w[2] >= _threads.PARALLEL_BYTES for _, w in steps)
+    assert [p for p in rivals if p.threads] == [chosen._replace(threads=1)] * threaded
+
+
+def test_a_cleared_cache_keeps_the_call_again() -> None:
+    """A layout whose call `KEPT` lost (past 256 keys) is kept again by its next call."""
+    x = np.ones((3, 4), np.float32)
+    for reps in ((2, 3), [2, 3]):  # the fast path's key, and the slow path's
+        xtile.tile(x, reps)
+        kept = dict(_run.KEPT)
+        _run.KEPT.clear()
+        np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
+        assert kept == _run.KEPT

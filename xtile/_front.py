@@ -250,8 +250,11 @@ def _plain(
         off = _program.OFF.get() | (frozenset() if out is None else frozenset({"native"}))
         key = (backend.name, layout, reps, fresh, off)
         program, run = _run.KEPT.get(key) or _run.compiled(*key)  # a timed call: once decided
-        if into is not None:  # `out` passed every check: the next such call takes the same
-            _run.keep((backend.name, layout, reps, into, _program.OFF.get()), (program, run))
+        if out is None or into is not None:  # the next such call takes the same (kept again
+            # where `KEPT` was cleared); `out` passed every check
+            _run.keep(
+                (backend.name, layout, reps, into or True, _program.OFF.get()), (program, run)
+            )
         return _allocating(run, x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
     # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a

@@ -51,7 +51,7 @@ def compile_program(
     program: Program, backend: Backend, xp: Any, tile: Callable[..., Array] | None = None
 ) -> Call:
     """`program` as a call ``(x, out)``, each step's primitive made once."""
-    if n := program.threads:  # its calls in `xtile.threads(n)` (a decorator made anew per call)
+    if n := program.threads:  # its calls in `xtile.threads(n)` (entered anew at each call)
         return threads(n)(compile_program(program._replace(threads=0), backend, xp, tile))
     steps = program.steps or (Copy(program.shape, program.reps),)
     cut = next((i for i, s in enumerate(steps) if _inside(s)), len(steps))
@@ -129,8 +129,7 @@ def compiled(
 ) -> tuple[Program, Call]:
     """The cheapest program of a planned backend's input, and its call (timed): kept per key."""
     backend = load(name)
-    m = backend.model if layout.tuned else backend.device
-    programs = tuple(p for p in ranked(layout, reps, m, fresh, off) if count() > 1 or not p.threads)
+    programs = ranked(layout, reps, backend.model if layout.tuned else backend.device, fresh, off)
     calls = tuple(compile_program(p, backend, backend.xp) for p in programs)
     kept = (programs[0], calls[0] if len(calls) == 1 else _measured(programs, calls))
     keep((name, layout, reps, fresh, off), kept)
@@ -141,10 +140,13 @@ def _measured(programs: tuple[Program, ...], calls: tuple[Call, ...]) -> Call:
     """The call of the fastest of `programs` by their first runs: five each, in turns."""
     times: list[list[float]] = [[] for _ in calls]
     chosen: list[int] = []
+    alone = programs[-1].threads  # a rival on one thread: timed while more threads may write
 
     def run(x: Array, out: Array | None) -> Array:
         if chosen:
             return calls[chosen[0]](x, out)
+        if alone and count() < 2:  # the chosen program would run on one thread too
+            return calls[0](x, out)
         i = min(range(len(calls)), key=lambda i: len(times[i]))
         start = time.perf_counter()
         result = calls[i](x, out)

@@ -54,7 +54,7 @@ def _default() -> int:
 def count() -> int:
     """How many threads a big copy uses now: a `threads` block, the environment, the CPUs."""
     n = _LIMIT.get() or _default()
-    return max(1, min(n, _STATE.limited or n))
+    return 1 if _STATE.busy else max(1, min(n, _STATE.limited or n))  # busy: another copy's
 
 
 @contextlib.contextmanager

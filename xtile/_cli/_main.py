@@ -278,7 +278,8 @@ def _explain(argv: list[str]) -> int:
         print(
             f"  rivals: the cheapest other candidates priced within {_program.CLOSE}x of the "
             "chosen, and the chosen on one thread where threads write it; a process's first "
-            f"calls run each five times, in turns, and keep the fastest{kept}"
+            "calls run each five times, in turns, while more than one thread may write, and "
+            f"keep the fastest{kept}"
         )
     for i, (program, t) in enumerate(zip(found, took, strict=True)):
         head, _, steps = describe(program).partition("\n")
