@@ -147,13 +147,14 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     ]
     assert lines == "\n".join(said).splitlines()
     assert "-> output[" in out  # a staged program's whole copies, then the rest
-    # rivals: the cheapest candidate of each other name priced within 1.5x, at most two
+    # rivals: the native program, then the cheapest of each other name within 1.5x; two
     assert main(["explain", "16,1", "34147,1", "--dtype", "int64"]) == 0
     header, note, *lines = capsys.readouterr().out.splitlines()
     chosen, *rivals = _program.ranked(
         numpy.layout(np.empty((16, 1), "int64")), (34147, 1), numpy.model, True
     )
-    assert note.startswith("  rivals: the cheapest other candidates priced within 1.5x")
+    assert note.startswith("  rivals: the native program at any price, then the cheapest other")
+    assert "candidates priced within 1.5x of the chosen, two in all" in note
     heads = [line for line in lines if not line.startswith("  ")]
     assert heads[0] == "chosen " + describe(chosen).partition("\n")[0]
     assert [h for h in heads if h.startswith("rival ")] == [

@@ -365,7 +365,7 @@ def test_close_prices_are_settled_by_the_first_calls_times() -> None:
     """Rivals run in turns, five times each; the least time but the first's wins, then alone."""
     x, reps = CLOSE_CASE
     programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)  # type: ignore[misc]
-    assert [p.name for p in programs] == ["staged", "bytes", "native"]
+    assert [p.name for p in programs] == ["staged", "native", "bytes"]  # the native first
     # 0 slow on every run, 1 only on its first (cold) run: 1 wins; 2 a little slow
     slow = {0: [0.03] * 5, 1: [0.06, 0, 0, 0, 0], 2: [0.01] * 5}
 
@@ -571,3 +571,27 @@ def test_a_cleared_cache_keeps_the_call_again() -> None:
         _run.KEPT.clear()
         np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
         assert kept == _run.KEPT
+
+
+@pytest.mark.parametrize(
+    ("shape", "reps", "dtype"),
+    [
+        ((4000, 3), (1, 1000), "float32"),  # native priced 4.5 times the chosen
+        ((1, 1, 1), (100000, 1, 1), "complex64"),
+        ((16, 1), (34147, 1), "int64"),
+        ((3, 4), (2, 3), "float32"),
+        ((5, 7), (3, 2), "uint8"),
+    ],
+)
+def test_the_native_program_is_a_rival_at_any_price(
+    shape: tuple[int, ...], reps: tuple[int, ...], dtype: str
+) -> None:
+    """`numpy.tile`'s chain of repeats, where a candidate, is timed: its prices miss most."""
+    layout = NUMPY.layout(np.empty(shape, dtype))
+    found = _program.candidates(layout, reps, NUMPY.model, True)  # type: ignore[misc]
+    native = min((p for p in found if p.name == "native"), key=lambda p: p.cost)
+    chosen, *rivals = _program.ranked(layout, reps, NUMPY.model, True)  # type: ignore[misc]
+    assert native == chosen or native == rivals[0]
+    assert len([p for p in rivals if not p.threads]) <= 2
+    into = _program.ranked(layout, reps, NUMPY.model, False)  # type: ignore[misc]
+    assert all(p.name != "native" for p in into)  # it makes its own output: not into `out`

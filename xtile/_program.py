@@ -290,13 +290,17 @@ def ranked(
     price = operator.attrgetter("cost")
     found += _slabs(min(found, key=price), layout, m, off)
     found.sort(key=price)  # stable: of equal prices, the first found
-    close = {p.name: p for p in reversed(found) if p.cost <= CLOSE * found[0].cost}  # each's least
+    # each name's least within `CLOSE`; the native program's at any price, first (its
+    # repeats' prices miss most: docs/performance.md)
+    near = [p for p in found if p.cost <= CLOSE * found[0].cost or p.name == "native"]
+    close = {p.name: p for p in reversed(near)}
     close.pop(found[0].name)
     timed = m.timed and "measured" not in off  # and on one thread, where threads may write:
     # a step of `Model.big` or more bytes (NumPy's `PARALLEL_BYTES`) of plain items
     big = timed and layout.raw and any(w[2] >= m.big for _, w in features(found[0], layout, m))
     one = [found[0]._replace(threads=1)] * big
-    return (found[0], *sorted(close.values(), key=price)[: 2 * timed], *one)
+    rivals = sorted(close.values(), key=lambda p: (p.name != "native", p.cost))[: 2 * timed]
+    return (found[0], *rivals, *one)
 
 
 def _slabs(best: Program, layout: Layout, m: Model, off: frozenset[str], /) -> list[Program]:

@@ -140,12 +140,11 @@ def _measured(programs: tuple[Program, ...], calls: tuple[Call, ...]) -> Call:
     """The call of the fastest of `programs` by their first runs: five each, in turns."""
     times: list[list[float]] = [[] for _ in calls]
     chosen: list[int] = []
-    alone = programs[-1].threads  # a rival on one thread: timed while more threads may write
 
     def run(x: Array, out: Array | None) -> Array:
         if chosen:
             return calls[chosen[0]](x, out)
-        if alone and count() < 2:  # the chosen program would run on one thread too
+        if programs[-1].threads and count() < 2:  # a rival on one thread would be the chosen
             return calls[0](x, out)
         i = min(range(len(calls)), key=lambda i: len(times[i]))
         start = time.perf_counter()

@@ -276,10 +276,10 @@ def _explain(argv: list[str]) -> int:
         kept += f", priced {program.cost / 1e3:.1f} us"
     if rivals:  # `xtile._run.compiled`
         print(
-            f"  rivals: the cheapest other candidates priced within {_program.CLOSE}x of the "
-            "chosen, and the chosen on one thread where threads write it; a process's first "
-            "calls run each five times, in turns, while more than one thread may write, and "
-            f"keep the fastest{kept}"
+            "  rivals: the native program at any price, then the cheapest other candidates "
+            f"priced within {_program.CLOSE}x of the chosen, two in all; and the chosen on one "
+            "thread where threads write it; a process's first calls run each five times, in "
+            f"turns, while more than one thread may write, and keep the fastest{kept}"
         )
     for i, (program, t) in enumerate(zip(found, took, strict=True)):
         head, _, steps = describe(program).partition("\n")
