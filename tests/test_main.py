@@ -153,8 +153,8 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     chosen, *rivals = _program.ranked(
         numpy.layout(np.empty((16, 1), "int64")), (34147, 1), numpy.model, True
     )
-    assert note.startswith("  rivals: the native program at any price, then the cheapest other")
-    assert "candidates priced within 1.5x of the chosen, two in all" in note
+    assert note.startswith("  rivals: a process's first calls time the chosen program and these")
+    assert "then the cheapest other candidates priced within 1.5x of the chosen, two in all" in note
     heads = [line for line in lines if not line.startswith("  ")]
     assert heads[0] == "chosen " + describe(chosen).partition("\n")[0]
     assert [h for h in heads if h.startswith("rival ")] == [
@@ -198,12 +198,15 @@ def test_explain_time(
         assert re.fullmatch(r"\d+\.\d us", took)
     notes = [u for u in untimed if u.startswith("  rivals: ")]  # and what the calls kept
     assert len(notes) == (backend == "numpy")  # NumPy's has rivals
-    kept = r"; here they kept (copy|bytes|gather|native|staged|extended|slabs)( on one thread)?"
-    kept += r", priced \d+\.\d us"
-    assert [n for n in lines if n.startswith("  rivals: ")] == [
-        n for n in lines if any(re.fullmatch(re.escape(u) + kept, n) for u in notes)
+    assert [n for n in lines if n.startswith("  rivals: ")] == notes
+    kept = r"  kept: (copy|bytes|gather|native|staged|extended|slabs)( on one thread)?, priced "
+    kept += r"\d+\.\d us \(the program this process's xtile\.tile calls run\)"
+    said = [n for n in lines if n.startswith("  kept: ")]
+    assert len(said) == len(notes)
+    assert all(re.fullmatch(kept, n) for n in said)
+    steps = [
+        line for line in lines if line.startswith("  ") and line[2:7] not in ("rival", "kept:")
     ]
-    steps = [line for line in lines if line.startswith("  ") and line[2:9] != "rivals:"]
     assert steps == [u for u in untimed[1:] if u.startswith("  ") and u not in notes]
 
 

@@ -1,5 +1,6 @@
 """The programs kept for repeated calls (`xtile._run.compiled`): same answers, errors, keys."""
 
+import contextlib
 import math
 import threading
 import time
@@ -513,22 +514,51 @@ def test_big_outputs_time_the_chosen_program_on_one_thread() -> None:
     assert not call.__qualname__.startswith("_measured")
 
 
-def test_one_thread_does_not_time_the_one_thread_rival() -> None:
-    """With one thread to write with, the first calls run the chosen program, untimed."""
+@pytest.mark.parametrize("limit", ["threads", "threadpoolctl", "busy"])
+def test_one_thread_does_not_time_the_one_thread_rival(limit: str) -> None:
+    """With one thread to write with, the first calls time the other rivals alone."""
     x, reps = BIG_CASE
-    with xtile.threads(2):
-        xtile.tile(x, reps)  # the rivals compiled: one is on one thread
-    ((program, timer),) = _run.KEPT.values()
-    for limit in (xtile.threads(1), threadpoolctl_limits(1)):
-        with limit:
-            for _ in range(25):
-                np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
-        assert _run.KEPT[next(iter(_run.KEPT))] == (program, timer)  # not decided
-    with xtile.threads(2):
-        for _ in range(25):
-            np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
-    ((_, call),) = _run.KEPT.values()
-    assert call is not timer  # decided where both could be told apart
+    programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)  # type: ignore[misc]
+    assert programs[-1].threads == 1
+    ran: list[int] = []
+
+    def noted(i: int, call: Any) -> Any:
+        return lambda x, out: (ran.append(i), call(x, out))[1]
+
+    made = [_run.compile_program(p, NUMPY, np) for p in programs]
+    run = _run._measured(programs, tuple(noted(i, c) for i, c in enumerate(made)))
+    _run.KEPT["key"] = (programs[0], run)
+    with (
+        xtile.threads(1)
+        if limit == "threads"
+        else threadpoolctl_limits(1)
+        if limit == "threadpoolctl"
+        else _busy()
+    ):
+        for _ in range(5 * len(programs) + 2):
+            np.testing.assert_array_equal(run(x, None), np.tile(x, reps))
+    last = len(programs) - 1
+    assert last not in ran  # never the chosen on one thread
+    assert sorted(set(ran)) == list(range(last))
+    program, call = _run.KEPT["key"]
+    assert call is not run  # decided among the others
+    assert program.threads == 0
+    ran.clear()
+    run = _run._measured(programs, tuple(noted(i, c) for i, c in enumerate(made)))
+    with xtile.threads(2):  # where two may write, every rival is timed
+        for _ in range(5 * len(programs)):
+            run(x, None)
+    assert sorted(set(ran)) == list(range(len(programs)))
+
+
+@contextlib.contextmanager
+def _busy() -> Iterator[None]:
+    """The pool held by another copy, as while another thread's big copy runs."""
+    _threads._STATE.busy = True
+    try:
+        yield
+    finally:
+        _threads._STATE.busy = False
 
 
 def threadpoolctl_limits(n: int) -> Any:

@@ -144,14 +144,14 @@ def _measured(programs: tuple[Program, ...], calls: tuple[Call, ...]) -> Call:
     def run(x: Array, out: Array | None) -> Array:
         if chosen:
             return calls[chosen[0]](x, out)
-        if programs[-1].threads and count() < 2:  # a rival on one thread would be the chosen
-            return calls[0](x, out)
-        i = min(range(len(calls)), key=lambda i: len(times[i]))
+        # with one thread to write with, the chosen on one thread would be the chosen again
+        n = len(calls) - bool(programs[-1].threads and count() < 2)
+        i = min(range(n), key=lambda i: len(times[i]))
         start = time.perf_counter()
         result = calls[i](x, out)
         times[i].append(time.perf_counter() - start)
-        if min(map(len, times)) >= 5:  # by the least time of each but its first (cold) run
-            chosen.append(min(range(len(calls)), key=lambda i: min(times[i][1:])))
+        if min(map(len, times[:n])) >= 5:  # by the least time of each but its first (cold) run
+            chosen.append(min(range(n), key=lambda i: min(times[i][1:])))
             j = chosen[0]  # one choice, where threads made two at once; kept where this was
             KEPT.update({k: (programs[j], calls[j]) for k, v in KEPT.copy().items() if v[1] is run})
         return result

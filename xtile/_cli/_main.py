@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import xtile
-from xtile import _front, _program
+from xtile import _front, _program, _threads
 
 from .._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, _fuzz, _oracles, dtypes
 
@@ -254,6 +254,8 @@ def _explain(argv: list[str]) -> int:
         return 0
     model = backend.model if layout.tuned else backend.device
     chosen, *rivals = _program.ranked(layout, args.repeats, model, True)
+    alone = _threads.count() < 2  # the chosen on one thread is not timed (`_run._measured`)
+    rivals = [p for p in rivals if not (p.threads and alone)]
     found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
     found = [chosen, *rivals, *(p for p in found if p != chosen and p not in rivals)]
     took, kept = [""] * len(found), ""
@@ -272,15 +274,19 @@ def _explain(argv: list[str]) -> int:
         native_us, xtile_us = native_s * 1e6, xtile_s * 1e6
         print(f"{args.backend}.tile took {native_us:.1f} us, xtile.tile {xtile_us:.1f} us")
         program = _run.KEPT[backend.name, layout, tuple(args.repeats), True, frozenset()][0]
-        kept = f"; here they kept {describe(program).partition(':')[0]}"
-        kept += f", priced {program.cost / 1e3:.1f} us"
+        kept = f"  kept: {describe(program).partition(':')[0]}, priced {program.cost / 1e3:.1f} us"
+        kept += " (the program this process's xtile.tile calls run)"
     if rivals:  # `xtile._run.compiled`
         print(
-            "  rivals: the native program at any price, then the cheapest other candidates "
-            f"priced within {_program.CLOSE}x of the chosen, two in all; and the chosen on one "
-            "thread where threads write it; a process's first calls run each five times, in "
-            f"turns, while more than one thread may write, and keep the fastest{kept}"
+            "  rivals: a process's first calls time the chosen program and these, five runs "
+            "each, in turns, and the fastest runs from then on: the native program (the "
+            "library's own tile) at any price, then the cheapest other candidates priced "
+            f"within {_program.CLOSE}x of the chosen, two in all; and the chosen on one thread "
+            "where a step of it goes on threads"
+            + (" (not here: one thread to write with)" if alone else "")
         )
+        if kept:
+            print(kept)
     for i, (program, t) in enumerate(zip(found, took, strict=True)):
         head, _, steps = describe(program).partition("\n")
         label = "rival " if program in rivals else "beat " if i else "chosen "
