@@ -142,19 +142,21 @@ def _measured(programs: tuple[Program, ...], calls: tuple[Call, ...]) -> Call:
     chosen: list[int] = []
 
     def run(x: Array, out: Array | None) -> Array:
-        if chosen:
-            return calls[chosen[0]](x, out)
-        # with one thread to write with, the chosen on one thread would be the chosen again
-        n = len(calls) - bool(programs[-1].threads and count() < 2)
-        i = min(range(n), key=lambda i: len(times[i]))
-        start = time.perf_counter()
-        result = calls[i](x, out)
-        times[i].append(time.perf_counter() - start)
-        if min(map(len, times[:n])) >= 5:  # by the least time of each but its first (cold) run
+        result = None
+        if not chosen:
+            # with one thread to write with, the chosen on one thread would be the chosen again
+            n = len(calls) - bool(programs[-1].threads and count() < 2)
+            i = min(range(n), key=lambda i: len(times[i]))
+            start = time.perf_counter()
+            result = calls[i](x, out)
+            times[i].append(time.perf_counter() - start)
+            if min(map(len, times[:n])) < 5:  # by the least time of each but its first run
+                return result
             chosen.append(min(range(n), key=lambda i: min(times[i][1:])))
-            j = chosen[0]  # one choice, where threads made two at once; kept where this was
-            KEPT.update({k: (programs[j], calls[j]) for k, v in KEPT.copy().items() if v[1] is run})
-        return result
+        j = chosen[0]  # one choice, where threads made two at once; in place of this call
+        # wherever kept (again, where `KEPT` was cleared and a key kept this call anew)
+        KEPT.update({k: (programs[j], calls[j]) for k, v in KEPT.copy().items() if v[1] is run})
+        return calls[j](x, out) if result is None else result
 
     return run
 
