@@ -53,8 +53,7 @@ def test_planner_and_interpreter_name_no_backend(module: str, allowed: tuple[str
 
     No name or string of their code names an array library; the planner imports the
     standard library alone, the interpreter also array-api-compat (the standard
-    namespace of any array) and the modules below it (which hold no array library: the
-    planner, the backends' registry, the threads' count).
+    namespace of any array) and the modules below it.
     """
     source = (PACKAGE / module).read_text()
     for word in _code_words(source):
@@ -70,7 +69,7 @@ def test_planner_and_interpreter_name_no_backend(module: str, allowed: tuple[str
             assert (node.module or "").partition(".")[0] in (*sys.stdlib_module_names, *allowed)
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 1
-            below = {"_program.py": (), "_run.py": ("_program", "_backends", "_threads")}[module]
+            below = {"_program.py": (), "_run.py": ("_program", "_backends")}[module]
             assert (node.module or "") in below, node.module
 
 

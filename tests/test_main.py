@@ -199,7 +199,7 @@ def test_explain_time(
     notes = [u for u in untimed if u.startswith("  rivals: ")]  # and what the calls kept
     assert len(notes) == (backend == "numpy")  # NumPy's has rivals
     assert [n for n in lines if n.startswith("  rivals: ")] == notes
-    kept = r"  kept: (copy|bytes|gather|native|staged|extended|slabs)( on one thread)?, priced "
+    kept = r"  kept: (copy|bytes|gather|native|staged|extended|slabs), priced "
     kept += r"\d+\.\d us \(the program this process's xtile\.tile calls run\)"
     said = [n for n in lines if n.startswith("  kept: ")]
     assert len(said) == len(notes)

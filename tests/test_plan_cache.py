@@ -1,7 +1,5 @@
 """The programs kept for repeated calls (`xtile._run.compiled`): same answers, errors, keys."""
 
-import contextlib
-import math
 import threading
 import time
 from collections.abc import Iterator
@@ -11,7 +9,7 @@ import numpy as np
 import pytest
 
 import xtile
-from xtile import _backends, _program, _run, _testing, _threads
+from xtile import _backends, _program, _run, _testing
 
 compiled = _run.compiled
 
@@ -468,128 +466,25 @@ def test_threads_time_rivals_at_once() -> None:
     ],
     ids=["C", "F", "reversed", "zero-stride", "strided", "padded", "empty"],
 )
-def test_every_call_of_the_timing_phase_is_numpys(make: Any) -> None:
+@pytest.mark.parametrize("big", [False, True], ids=["close", "big"])
+def test_every_call_of_the_timing_phase_is_numpys(make: Any, big: bool) -> None:
     """Each call before and after the choice, of any layout, writes `numpy.tile`'s bytes."""
-    x, reps = make(CLOSE_CASE[0] % 7), CLOSE_CASE[1]
-    for _ in range(20):
+    # big: 8 MiB outputs, on the threads
+    base = np.arange(64 * 64, dtype=np.int8).reshape(64, 64) if big else CLOSE_CASE[0]
+    x = make(base % 7)
+    reps = (64, 32 // x.itemsize) if big else CLOSE_CASE[1]
+    want = np.tile(x, reps).tobytes()
+    for _ in range(25):
         got = xtile.tile(x, reps)
-        assert got.tobytes() == np.tile(x, reps).tobytes()
+        assert got.tobytes() == want
         assert not np.shares_memory(got, x)
+    for order in "CF" if big and x.size else "":  # into `out=`, timed apart
+        out = np.empty(np.tile(x, reps).shape, x.dtype, order=order)
+        for _ in range(25):
+            assert xtile.tile(x, reps, out=out) is out
+            np.testing.assert_array_equal(out, np.tile(x, reps))  # a user's buffer's padding
     for _, call in _run.KEPT.values():
         assert not call.__qualname__.startswith("_measured")  # decided (or never timed)
-
-
-BIG_CASE = (np.arange(1024, dtype=np.uint8).reshape(1, 1024), (8200, 1))  # 8.4 MB: threads write it
-
-
-def test_big_outputs_time_the_chosen_program_on_one_thread() -> None:
-    """An output that threads write has one more rival: the chosen program, on one thread."""
-    x, reps = BIG_CASE
-    layout = NUMPY.layout(x)
-    chosen, *rivals = _program.ranked(layout, reps, NUMPY.model, True)  # type: ignore[misc]
-    assert math.prod(chosen.out_shape) >= NUMPY.model.big
-    assert chosen.threads == 0
-    assert rivals[-1] == chosen._replace(threads=1)
-    assert all(p.threads == 0 for p in rivals[:-1])
-    smaller = NUMPY.layout(x[:, :1000])  # under `Model.big`: no such rival
-    assert all(p.threads == 0 for p in _program.ranked(smaller, reps, NUMPY.model, True))  # type: ignore[misc]
-    seen: list[int] = []
-
-    def copy(step: Any) -> Any:  # NumPy's copy, noting the threads it may use
-        call = NUMPY.copy(step)  # type: ignore[misc]
-        return lambda x, dest: (seen.append(_threads.count()), call(x, dest))[1]
-
-    spied = NUMPY._replace(copy=copy)
-    with xtile.threads(2):
-        for program in (chosen, rivals[-1]):
-            got = _run.compile_program(program, spied, np)(x, None)
-            np.testing.assert_array_equal(got, np.tile(x, reps))
-        assert seen[0] == 2
-        assert seen[-1] == 1
-        assert _threads.count() == 2  # the block's count again after the call
-        for _ in range(25):
-            np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, reps))
-    ((program, call),) = _run.KEPT.values()
-    assert program in (chosen, *rivals)
-    assert not call.__qualname__.startswith("_measured")
-
-
-@pytest.mark.parametrize("limit", ["threads", "threadpoolctl", "busy"])
-def test_one_thread_does_not_time_the_one_thread_rival(limit: str) -> None:
-    """With one thread to write with, the first calls time the other rivals alone."""
-    x, reps = BIG_CASE
-    programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)  # type: ignore[misc]
-    assert programs[-1].threads == 1
-    ran: list[int] = []
-
-    def noted(i: int, call: Any) -> Any:
-        return lambda x, out: (ran.append(i), call(x, out))[1]
-
-    made = [_run.compile_program(p, NUMPY, np) for p in programs]
-    run = _run._measured(programs, tuple(noted(i, c) for i, c in enumerate(made)))
-    _run.KEPT["key"] = (programs[0], run)
-    with (
-        xtile.threads(1)
-        if limit == "threads"
-        else threadpoolctl_limits(1)
-        if limit == "threadpoolctl"
-        else _busy()
-    ):
-        for _ in range(5 * len(programs) + 2):
-            np.testing.assert_array_equal(run(x, None), np.tile(x, reps))
-    last = len(programs) - 1
-    assert last not in ran  # never the chosen on one thread
-    assert sorted(set(ran)) == list(range(last))
-    program, call = _run.KEPT["key"]
-    assert call is not run  # decided among the others
-    assert program.threads == 0
-    ran.clear()
-    run = _run._measured(programs, tuple(noted(i, c) for i, c in enumerate(made)))
-    with xtile.threads(2):  # where two may write, every rival is timed
-        for _ in range(5 * len(programs)):
-            run(x, None)
-    assert sorted(set(ran)) == list(range(len(programs)))
-
-
-@contextlib.contextmanager
-def _busy() -> Iterator[None]:
-    """The pool held by another copy, as while another thread's big copy runs."""
-    _threads._STATE.busy = True
-    try:
-        yield
-    finally:
-        _threads._STATE.busy = False
-
-
-def threadpoolctl_limits(n: int) -> Any:
-    """threadpoolctl's limit of `n` threads, where installed; else `xtile.threads(n)`."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return xtile.threads(n)
-    return threadpool_limits(limits=n)
-
-
-@pytest.mark.parametrize(
-    ("shape", "reps", "dtype"),
-    [
-        ((1, 1024), (8200, 1), "uint8"),  # one copy of 8.4 MB
-        ((37, 22, 54), (9, 29), "bool"),  # 11.5 MB, but extended: no step of 8 MiB
-        ((1000, 1000), (4, 4), "int8"),
-        ((4000, 3), (1, 1000), "float32"),  # slabs
-        ((100, 1000), (1, 12), "object"),  # never on threads
-        ((627,), (13577,), "uint8"),
-    ],
-)
-def test_the_one_thread_rival_goes_with_a_step_threads_write(
-    shape: tuple[int, ...], reps: tuple[int, ...], dtype: str
-) -> None:
-    """The chosen program on one thread is a rival where one of its steps goes on threads."""
-    layout = NUMPY.layout(np.empty(shape, dtype))
-    chosen, *rivals = _program.ranked(layout, reps, NUMPY.model, True)  # type: ignore[misc]
-    steps = _program.features(chosen, layout, NUMPY.model)  # type: ignore[misc]
-    threaded = dtype != "object" and any(w[2] >= _threads.PARALLEL_BYTES for _, w in steps)
-    assert [p for p in rivals if p.threads] == [chosen._replace(threads=1)] * threaded
 
 
 @pytest.mark.parametrize(
@@ -627,6 +522,6 @@ def test_the_native_program_is_a_rival_at_any_price(
     native = min((p for p in found if p.name == "native"), key=lambda p: p.cost)
     chosen, *rivals = _program.ranked(layout, reps, NUMPY.model, True)  # type: ignore[misc]
     assert native == chosen or native == rivals[0]
-    assert len([p for p in rivals if not p.threads]) <= 2
+    assert len(rivals) <= 2
     into = _program.ranked(layout, reps, NUMPY.model, False)  # type: ignore[misc]
     assert all(p.name != "native" for p in into)  # it makes its own output: not into `out`

@@ -126,7 +126,6 @@ class Program(NamedTuple):
     steps: Steps
     cost: float = 0.0  # ns, by the backend's model
     name: str = "copy"  # which candidate ("slabs": which `plan` may make of one)
-    threads: int = 0  # the threads its copies use, where 1 (0: `xtile._threads.count()`)
 
 
 def promote(shape: tuple[int, ...], reps: Shape, /) -> tuple[Shape, Shape]:
@@ -282,7 +281,7 @@ def plan(
 def ranked(
     layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
 ) -> tuple[Program, ...]:
-    """`plan`'s program; for a `timed` model, its rivals: two others within `CLOSE`, one thread."""
+    """`plan`'s program; for a `timed` model, its rivals: the native, others within `CLOSE`."""
     m = m._replace(gather=NONE) if "gather" in off else m  # in any candidate
     found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
     if "native" in off:  # `out=`: nor any output a `Repeat` makes (it would be a temporary)
@@ -295,12 +294,8 @@ def ranked(
     near = [p for p in found if p.cost <= CLOSE * found[0].cost or p.name == "native"]
     close = {p.name: p for p in reversed(near)}
     close.pop(found[0].name)
-    timed = m.timed and "measured" not in off  # and on one thread, where threads may write:
-    # a step of `Model.big` or more bytes (NumPy's `PARALLEL_BYTES`) of plain items
-    big = timed and layout.raw and any(w[2] >= m.big for _, w in features(found[0], layout, m))
-    one = [found[0]._replace(threads=1)] * big
-    rivals = sorted(close.values(), key=lambda p: (p.name != "native", p.cost))[: 2 * timed]
-    return (found[0], *rivals, *one)
+    rivals = sorted(close.values(), key=lambda p: (p.name != "native", p.cost))
+    return (found[0], *rivals[: 2 * (m.timed and "measured" not in off)])
 
 
 def _slabs(best: Program, layout: Layout, m: Model, off: frozenset[str], /) -> list[Program]:

@@ -9,7 +9,6 @@ from array_api_compat import device, is_lazy_array, is_writeable_array
 
 from ._backends import MUTABLE, Backend, Call, library, load
 from ._program import Copy, Layout, Program, Repeat, Replicate, Slabs, Whole, ranked, view_shapes
-from ._threads import count, threads
 
 __all__ = ["KEPT", "compile_program", "compiled", "copy", "keep"]
 
@@ -51,8 +50,6 @@ def compile_program(
     program: Program, backend: Backend, xp: Any, tile: Callable[..., Array] | None = None
 ) -> Call:
     """`program` as a call ``(x, out)``, each step's primitive made once."""
-    if n := program.threads:  # its calls in `xtile.threads(n)` (entered anew at each call)
-        return threads(n)(compile_program(program._replace(threads=0), backend, xp, tile))
     steps = program.steps or (Copy(program.shape, program.reps),)
     cut = next((i for i, s in enumerate(steps) if _inside(s)), len(steps))
     fresh: list[Call] = []
@@ -144,15 +141,13 @@ def _measured(programs: tuple[Program, ...], calls: tuple[Call, ...]) -> Call:
     def run(x: Array, out: Array | None) -> Array:
         result = None
         if not chosen:
-            # with one thread to write with, the chosen on one thread would be the chosen again
-            n = len(calls) - bool(programs[-1].threads and count() < 2)
-            i = min(range(n), key=lambda i: len(times[i]))
+            i = min(range(len(calls)), key=lambda i: len(times[i]))
             start = time.perf_counter()
             result = calls[i](x, out)
             times[i].append(time.perf_counter() - start)
-            if min(map(len, times[:n])) < 5:  # by the least time of each but its first run
+            if min(map(len, times)) < 5:  # by the least time of each but its first run
                 return result
-            chosen.append(min(range(n), key=lambda i: min(times[i][1:])))
+            chosen.append(min(range(len(calls)), key=lambda i: min(times[i][1:])))
         j = chosen[0]  # one choice, where threads made two at once; in place of this call
         # wherever kept (again, where `KEPT` was cleared and a key kept this call anew)
         KEPT.update({k: (programs[j], calls[j]) for k, v in KEPT.copy().items() if v[1] is run})

@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 __all__ = ["PARALLEL_BYTES", "count", "run", "threads"]
 
 # the least copy that slabs speed up (measured: docs/performance.md)
-PARALLEL_BYTES = 8 << 20
+PARALLEL_BYTES = 12 << 20
 
 _LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar("xtile_threads", default=None)
 
@@ -54,7 +54,7 @@ def _default() -> int:
 def count() -> int:
     """How many threads a big copy uses now: a `threads` block, the environment, the CPUs."""
     n = _LIMIT.get() or _default()
-    return 1 if _STATE.busy else max(1, min(n, _STATE.limited or n))  # busy: another copy's
+    return max(1, min(n, _STATE.limited or n))
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import xtile
-from xtile import _front, _program, _threads
+from xtile import _front, _program
 
 from .._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, _fuzz, _oracles, dtypes
 
@@ -254,8 +254,6 @@ def _explain(argv: list[str]) -> int:
         return 0
     model = backend.model if layout.tuned else backend.device
     chosen, *rivals = _program.ranked(layout, args.repeats, model, True)
-    alone = _threads.count() < 2  # the chosen on one thread is not timed (`_run._measured`)
-    rivals = [p for p in rivals if not (p.threads and alone)]
     found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
     found = [chosen, *rivals, *(p for p in found if p != chosen and p not in rivals)]
     took, kept = [""] * len(found), ""
@@ -281,9 +279,7 @@ def _explain(argv: list[str]) -> int:
             "  rivals: a process's first calls time the chosen program and these, five runs "
             "each, in turns, and the fastest runs from then on: the native program (the "
             "library's own tile) at any price, then the cheapest other candidates priced "
-            f"within {_program.CLOSE}x of the chosen, two in all; and the chosen on one thread "
-            "where a step of it goes on threads"
-            + (" (not here: one thread to write with)" if alone else "")
+            f"within {_program.CLOSE}x of the chosen, two in all"
         )
         if kept:
             print(kept)
@@ -392,10 +388,7 @@ def _bench(argv: list[str]) -> int:
 def describe(program: _program.Program, /) -> str:
     """The steps of `program`, one line each, as ``python -m xtile explain`` prints them."""
     p = program
-    one = " on one thread" * (p.threads == 1)
-    lines = [
-        f"{p.name}{one}: tile {p.shape} by {p.reps} -> {p.out_shape}, cost {p.cost / 1e3:.1f} us"
-    ]
+    lines = [f"{p.name}: tile {p.shape} by {p.reps} -> {p.out_shape}, cost {p.cost / 1e3:.1f} us"]
     if not p.steps:
         lines.append("  1. empty: allocate the output, nothing to copy")
     for i, step in enumerate(p.steps, 1):
