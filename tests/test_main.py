@@ -197,7 +197,7 @@ def test_explain_time(
         assert price == said  # the same programs, in the same order
         assert re.fullmatch(r"\d+\.\d us", took)
     notes = [u for u in untimed if u.startswith("  rivals: ")]  # and what the calls kept
-    assert len(notes) == (backend == "numpy")  # NumPy's has rivals
+    assert len(notes) == (backend != "array_api_strict")  # timed: NumPy, a small torch output
     assert [n for n in lines if n.startswith("  rivals: ")] == notes
     kept = r"  kept: (copy|bytes|gather|native|staged|extended|slabs), priced "
     kept += r"\d+\.\d us \(the program this process's xtile\.tile calls run\)"

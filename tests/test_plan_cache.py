@@ -1,5 +1,6 @@
 """The programs kept for repeated calls (`xtile._run.compiled`): same answers, errors, keys."""
 
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -407,7 +408,7 @@ def test_tile_times_close_rivals_and_keeps_one() -> None:
 
 
 def test_measured_switched_off_runs_the_cheapest_alone() -> None:
-    """Off, or on a backend whose model is not `timed`, the cheapest runs from the first call."""
+    """Switched off, the cheapest program runs alone from the first call."""
     x, reps = CLOSE_CASE
     layout = NUMPY.layout(x)
     off = frozenset({"measured"})
@@ -418,16 +419,30 @@ def test_measured_switched_off_runs_the_cheapest_alone() -> None:
     ((program, call),) = _run.KEPT.values()
     assert program == alone
     assert not call.__qualname__.startswith("_measured")
+
+
+def test_torch_times_the_rivals_of_outputs_under_its_bound() -> None:
+    """PyTorch times rivals of outputs under `Model.timed` bytes (bigger ones fault at first)."""
     torch = pytest.importorskip("torch")
     backend = _backends.load("torch")
+    x, reps = CLOSE_CASE
     tensor = torch.from_numpy(x)
-    assert not backend.model.timed  # its first calls' times are its big outputs' page faults
     layout = backend.layout(tensor)  # type: ignore[misc]
-    assert len(_program.ranked(layout, reps, backend.model._replace(timed=True), True)) > 1
-    assert len(_program.ranked(layout, reps, backend.model, True)) == 1  # no rivals untimed
-    for _ in range(12):
+    nbytes = math.prod(_program.plan(layout, reps, backend.model, True).out_shape) * x.itemsize
+    assert nbytes < backend.model.timed == 1 << 24
+    assert len(_program.ranked(layout, reps, backend.model, True)) > 1
+    at_bound = backend.model._replace(timed=nbytes)  # a bigger output: the cheapest alone
+    assert len(_program.ranked(layout, reps, at_bound, True)) == 1
+    assert len(_program.ranked(layout, reps, backend.device, True)) == 1  # a GPU's: never
+    for _ in range(20):
         assert torch.equal(xtile.tile(tensor, reps), torch.tile(tensor, reps))
     (call,) = [c for k, (_, c) in _run.KEPT.items() if k[0] == "torch"]
+    assert not call.__qualname__.startswith("_measured")  # decided
+    big = torch.zeros(1 << 22, dtype=torch.int8)  # 16 MiB out: untimed from its first call
+    unbound = backend.model._replace(timed=1 << 40)  # where it has rivals
+    assert len(_program.ranked(backend.layout(big), (4,), unbound, True)) > 1  # type: ignore[misc]
+    assert torch.equal(xtile.tile(big, (4,)), torch.tile(big, (4,)))
+    (call,) = [c for k, (_, c) in _run.KEPT.items() if k[0] == "torch" and k[1].shape == (1 << 22,)]
     assert not call.__qualname__.startswith("_measured")
 
 

@@ -67,7 +67,7 @@ class Model(NamedTuple):
     interleaved: bool = False  # a written prefix copies to places interleaved with it
     threads: int = 1  # the threads that write slabs of one output at once (`Slabs`)
     stage: int = STAGE_BYTES  # the most bytes of a staged array
-    timed: bool = False  # a call's first runs time its program's rivals (`_run._measured`)
+    timed: int = 0  # of fewer output bytes, the first calls time the rivals (`_run._measured`)
 
 
 class Copy(NamedTuple):
@@ -281,7 +281,7 @@ def plan(
 def ranked(
     layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
 ) -> tuple[Program, ...]:
-    """`plan`'s program; for a `timed` model, its rivals: the native, others within `CLOSE`."""
+    """`plan`'s program; of an output under `m.timed` bytes, its rivals (native, within `CLOSE`)."""
     m = m._replace(gather=NONE) if "gather" in off else m  # in any candidate
     found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
     if "native" in off:  # `out=`: nor any output a `Repeat` makes (it would be a temporary)
@@ -295,7 +295,8 @@ def ranked(
     close = {p.name: p for p in reversed(near)}
     close.pop(found[0].name)
     rivals = sorted(close.values(), key=lambda p: (p.name != "native", p.cost))
-    return (found[0], *rivals[: 2 * (m.timed and "measured" not in off)])
+    timed = math.prod(found[0].out_shape) * layout.itemsize < m.timed and "measured" not in off
+    return (found[0], *rivals[: 2 * timed])
 
 
 def _slabs(best: Program, layout: Layout, m: Model, off: frozenset[str], /) -> list[Program]:
