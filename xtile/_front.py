@@ -195,7 +195,7 @@ def tile(
         and (kept := _run.KEPT.get((found[1].name, layout, repeats, into, _program.OFF.get())))
     ):  # a call seen before: its checks passed for this very key (and `out`'s layout)
         if into is not True:  # what `out`'s layout cannot answer (its device: off the host)
-            _check_each_out(x, out, found[0], found[1], op, host=layout.tuned and into.tuned)
+            _check_each_out(x, out, found[0], found[1], op, layout.tuned and into.tuned, True)
         return _allocating(kept[1], x, out, kept[0].out_shape, found[0], op)
     xp, backend = namespace(x, xp, op=op, name=name)
     reps = parse(repeats, x, xp, op)
@@ -313,9 +313,9 @@ def _check_out(x: Array, out: Array, out_shape: Shape, xp: Any, backend: Backend
 
 
 def _check_each_out(
-    x: Array, out: Array, xp: Any, backend: Backend, op: str, *, host: bool = False
+    x: Array, out: Array, xp: Any, backend: Backend, op: str, host: bool = False, seen: bool = False
 ) -> None:
-    """The checks of `out` its layout cannot answer, run on every call: its data, its device."""
+    """The checks of `out` its layout cannot answer (`seen`: passed the rest), run every call."""
     lib = library(xp)
     lazy = lib not in _backends.MUTABLE and is_lazy_array(out)  # Dask's are "writable"
     if lazy or not is_writeable_array(out):
@@ -331,4 +331,4 @@ def _check_each_out(
         msg = f"{op}: `out` is on device {device(out)}; the input is on device {device(x)}."
         raise ValueError(msg)
     if backend.check_out is not None:
-        backend.check_out(x, out, op)  # memory shared with `x`, autograd
+        backend.check_out(x, out, op, seen)  # memory shared with `x`, autograd

@@ -34,7 +34,8 @@ class Backend(NamedTuple):
     replicate: Callable[[Array, Replicate], None] | None = None  # (out, step), in place
     whole: Callable[..., Array] | None = None  # (x, reps, xp, tile): the library's own tile
     unwrap: Callable[[Array], Any] | None = None  # a subclass's plain arrays, and rebuild
-    check_out: Callable[[Array, Array, str], None] | None = None  # its own `out` checks
+    # its own `out` checks (x, out, op, seen): `seen`, of a layout that passed them before
+    check_out: Callable[[Array, Array, str, bool], None] | None = None
     empty: Callable[[tuple[int, ...], Array], Array] | None = None  # a new C-ordered array
     max_dims: int = MAX_DIMS  # the most axes of its broadcast view
     # runs the calls of a `Slabs` step (a model of `threads` >= 2 plans them)
@@ -130,9 +131,11 @@ def overlaps_itself(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: 
     return False
 
 
-def check_apart(x: Array, out: Array, op: str, strides: Any, size: int, apart: Any, /) -> None:
-    """`out`'s elements (of `size` in the unit of `strides`) distinct; not ``apart(x, out)``."""
-    if overlaps_itself(tuple(out.shape), tuple(strides), size):
+def check_apart(
+    x: Array, out: Array, op: str, strides: Any, size: int, apart: Any, seen: bool, /
+) -> None:
+    """`out` apart from `x` (not ``apart(x, out)``); unless `seen` before, of distinct elements."""
+    if not seen and overlaps_itself(tuple(out.shape), tuple(strides), size):
         msg = f"{op}: `out` has elements that share memory (strides {strides}); pass a copy."
         raise ValueError(msg)
     if apart(x, out):

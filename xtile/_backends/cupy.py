@@ -51,6 +51,6 @@ BACKEND = Backend(
         else None
     ),
     copy=_copy,
-    check_out=lambda x, out, op: check_apart(x, out, op, out.strides, out.itemsize, _overlap),
+    check_out=lambda x, o, op, seen: check_apart(x, o, op, o.strides, o.itemsize, _overlap, seen),
     xp=xp,
 )

@@ -205,12 +205,12 @@ def _unwrap(x: Any, /) -> tuple[tuple[Any, ...], Callable[..., Any]] | None:
     raise TypeError(msg)
 
 
-def _check_out(x: Any, out: Any, op: str, /) -> None:
+def _check_out(x: Any, out: Any, op: str, seen: bool, /) -> None:
     """`out` not masked, its elements distinct and apart from `x`'s memory."""
     if isinstance(out, np.ma.MaskedArray):
         msg = f"{op}: `out` takes plain arrays, not a masked array (its mask would stay)."
         raise TypeError(msg)
-    check_apart(x, out, op, out.strides, out.itemsize, np.shares_memory)
+    check_apart(x, out, op, out.strides, out.itemsize, np.shares_memory, seen)
 
 
 MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)

@@ -149,7 +149,7 @@ def _recorded(t: torch.Tensor, /) -> bool:
     )
 
 
-def _check_out(t: torch.Tensor, o: torch.Tensor, op: str, /) -> None:
+def _check_out(t: torch.Tensor, o: torch.Tensor, op: str, seen: bool, /) -> None:
     """`o` (`out`) and `t` (`x`) outside autograd and torch.func; `o` apart from `t`'s memory."""
     if o.requires_grad or _recorded(t) or _recorded(o) or _wrapped(t) or _wrapped(o):
         msg = f"{op}: `out` cannot take a tile that autograd, forward AD or torch.func tracks."
@@ -157,7 +157,7 @@ def _check_out(t: torch.Tensor, o: torch.Tensor, op: str, /) -> None:
     if o.is_inference() and not torch.is_inference_mode_enabled():
         msg = f"{op}: `out` is an inference tensor: write it inside `torch.inference_mode()`."
         raise TypeError(msg)
-    check_apart(t, o, op, o.stride(), 1, _overlap)
+    check_apart(t, o, op, o.stride(), 1, _overlap, seen)
 
 
 def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
