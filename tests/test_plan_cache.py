@@ -1,5 +1,6 @@
 """The programs kept for repeated calls (`xtile._run.compiled`): same answers, errors, keys."""
 
+import itertools
 import math
 import threading
 import time
@@ -446,6 +447,25 @@ def test_torch_times_the_rivals_of_outputs_under_its_bound() -> None:
     assert not call.__qualname__.startswith("_measured")
 
 
+def test_torch_autograd_inputs_are_not_timed() -> None:
+    """A tensor autograd records runs one program: the gradients' bits never change."""
+    torch = pytest.importorskip("torch")
+    backend = _backends.load("torch")
+    x, reps = CLOSE_CASE
+    w = torch.from_numpy(x.astype(np.float64))
+    plain = _program.ranked(backend.layout(w), reps, backend.model, True)  # type: ignore[misc]
+    assert len(plain) > 1  # timed where untracked
+    w.requires_grad_()
+    assert len(_program.ranked(backend.layout(w), reps, backend.model, True)) == 1  # type: ignore[misc]
+    weights = torch.linspace(0.1, 1.0, math.prod(np.tile(x, reps).shape), dtype=torch.float64)
+    grads = set()
+    for _ in range(12):
+        w.grad = None
+        (xtile.tile(w, reps).reshape(-1) * weights).sum().backward()
+        grads.add(w.grad.numpy().tobytes())  # type: ignore[union-attr]
+    assert len(grads) == 1
+
+
 def test_threads_time_rivals_at_once() -> None:
     """Calls from many threads while the rivals are timed: right answers, then one decision."""
     x, reps = CLOSE_CASE
@@ -508,14 +528,16 @@ def test_every_call_of_the_timing_phase_is_numpys(make: Any, big: bool) -> None:
 )
 def test_a_cleared_cache_keeps_the_call_again(x: Any, reps: tuple[int, ...]) -> None:
     """A layout whose call `KEPT` lost (past 256 keys) is kept again by its next call."""
-    for repeats in (reps, list(reps)):  # the fast path's key, and the slow path's
-        for _ in range(20):
-            xtile.tile(x, repeats)
+    out = np.empty(np.tile(x, reps).shape, x.dtype)  # C-ordered: the plan's key and its own
+    for repeats, into in itertools.product((reps, list(reps)), (None, out)):
+        for _ in range(20):  # the fast path's key, and the slow path's
+            xtile.tile(x, repeats, out=into)
         kept = dict(_run.KEPT)
         assert not any(c.__qualname__.startswith("_measured") for _, c in kept.values())
         _run.KEPT.clear()
-        np.testing.assert_array_equal(xtile.tile(x, repeats), np.tile(x, repeats))
+        np.testing.assert_array_equal(xtile.tile(x, repeats, out=into), np.tile(x, reps))
         assert kept == _run.KEPT  # the decided call, not the timer `compiled` kept first
+        _run.KEPT.clear()
 
 
 @pytest.mark.parametrize(
@@ -540,3 +562,18 @@ def test_the_native_program_is_a_rival_at_any_price(
     assert len(rivals) <= 2
     into = _program.ranked(layout, reps, NUMPY.model, False)  # type: ignore[misc]
     assert all(p.name != "native" for p in into)  # it makes its own output: not into `out`
+
+
+def test_a_cached_out_checks_its_overlap_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether `out`'s elements overlap, its layout tells: checked on its first call only."""
+    calls: list[object] = []
+    real = _backends.overlaps_itself
+    monkeypatch.setattr(_backends, "overlaps_itself", lambda *a: calls.append(a) or real(*a))
+    x, out = np.arange(12.0).reshape(3, 4), np.empty((6, 4))
+    for _ in range(3):
+        assert xtile.tile(x, (2, 1), out=out) is out
+    assert len(calls) == 1
+    assert xtile.tile(x, [2, 1], out=out) is out  # the slow path checks every time
+    assert len(calls) == 2
+    with pytest.raises(ValueError, match="shares memory"):  # the rest: every call
+        xtile.tile(out[:3], (2, 1), out=out)

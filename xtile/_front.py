@@ -249,13 +249,13 @@ def _plain(
         fresh = out is None or (into is not None and into.raw and _program.c_ordered(into))
         off = _program.OFF.get() | (frozenset() if out is None else frozenset({"native"}))
         key = (backend.name, layout, reps, fresh, off)
-        program, run = _run.KEPT.get(key) or _run.compiled(*key)  # a timed call: once decided
-        if out is None or into is not None:  # the next such call takes the same (kept again
-            # where `KEPT` was cleared); `out` passed every check
-            _run.keep(
-                (backend.name, layout, reps, into or True, _program.OFF.get()), (program, run)
-            )
-        return _allocating(run, x, out, out_shape, xp, op)
+        kept = _run.KEPT.get(key) or _run.compiled(*key)  # a timed call: once decided
+        # kept again where `KEPT` was cleared (a timed call puts its choice in place); the
+        # next such call takes the same (`out` passed every check)
+        _run.keep(key, kept)
+        if out is None or into is not None:
+            _run.keep((backend.name, layout, reps, into or True, _program.OFF.get()), kept)
+        return _allocating(kept[1], x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
     # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a
     # tensor it traces, compiles, exports or wraps (it takes symbolic sizes: one ONNX Tile)
@@ -315,7 +315,7 @@ def _check_out(x: Array, out: Array, out_shape: Shape, xp: Any, backend: Backend
 def _check_each_out(
     x: Array, out: Array, xp: Any, backend: Backend, op: str, host: bool = False, seen: bool = False
 ) -> None:
-    """The checks of `out` its layout cannot answer (`seen`: passed the rest), run every call."""
+    """`out`'s checks of every call (its data, device); of its layout too, unless `seen`."""
     lib = library(xp)
     lazy = lib not in _backends.MUTABLE and is_lazy_array(out)  # Dask's are "writable"
     if lazy or not is_writeable_array(out):
