@@ -153,8 +153,9 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     chosen, *rivals = _program.ranked(
         numpy.layout(np.empty((16, 1), "int64")), (34147, 1), numpy.model, True
     )
-    assert note.startswith("  rivals: a process's first calls time the chosen program and these")
-    assert "then the cheapest other candidates priced within 1.5x of the chosen, two in all" in note
+    names = ", ".join(p.name for p in rivals)
+    assert note.startswith(f"  rivals: {names}, timed with the chosen by a process's first calls")
+    assert note.endswith("at any price, then the cheapest other priced within 1.5x of the chosen")
     heads = [line for line in lines if not line.startswith("  ")]
     assert heads[0] == "chosen " + describe(chosen).partition("\n")[0]
     assert [h for h in heads if h.startswith("rival ")] == [
@@ -172,6 +173,19 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["explain", "3,x", "2"])
     assert "integers separated by commas" in capsys.readouterr().err
+
+
+def test_explain_says_a_big_torch_output_is_not_timed(capsys: pytest.CaptureFixture[str]) -> None:
+    """A PyTorch CPU output of `Model.timed` bytes or more: no rivals, and a line says why."""
+    from xtile._cli import main
+
+    pytest.importorskip("torch")
+    for n, timed in ((1 << 20, False), ((1 << 20) - 1, True)):  # 16 MiB of int8, and under
+        assert main(["explain", str(n), "16", "--backend", "torch", "--dtype", "int8"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        said = [line for line in lines if line.startswith(("  rivals: ", "  not timed: "))]
+        assert len(said) == 1
+        assert said[0].startswith("  rivals: " if timed else "  not timed: an output of 16,777,216")
 
 
 @pytest.mark.parametrize("backend", ["numpy", "torch", "array_api_strict"])

@@ -276,13 +276,18 @@ def _explain(argv: list[str]) -> int:
         kept += " (the program this process's xtile.tile calls run)"
     if rivals:  # `xtile._run.compiled`
         print(
-            "  rivals: a process's first calls time the chosen program and these, five runs "
-            "each, in turns, and the fastest runs from then on: the native program (the "
-            "library's own tile) at any price, then the cheapest other candidates priced "
-            f"within {_program.CLOSE}x of the chosen, two in all"
+            f"  rivals: {', '.join(p.name for p in rivals)}, timed with the chosen by a "
+            "process's first calls (five runs each, in turns; the fastest runs from then "
+            "on): the native program (the library's own tile) at any price, then the "
+            f"cheapest other priced within {_program.CLOSE}x of the chosen"
         )
         if kept:
             print(kept)
+    elif math.prod(chosen.out_shape) * layout.itemsize >= model.timed > 0:
+        print(
+            f"  not timed: an output of {model.timed:,} bytes or more runs the chosen "
+            "program from the first call (its first calls would time page faults)"
+        )
     for i, (program, t) in enumerate(zip(found, took, strict=True)):
         head, _, steps = describe(program).partition("\n")
         label = "rival " if program in rivals else "beat " if i else "chosen "
