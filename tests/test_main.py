@@ -198,9 +198,10 @@ def test_explain_time(
     pytest.importorskip(backend)
     timed = _bench.best_times
     monkeypatch.setattr(_bench, "best_times", lambda fns, sync, _: timed(fns, sync, 1))
-    assert main(["explain", "3,1", "39,2", "--backend", backend]) == 0
+    case = ["explain", "32,32", "39,2", "--dtype", "float64", "--backend", backend]
+    assert main(case) == 0
     untimed = capsys.readouterr().out.splitlines()
-    assert main(["explain", "3,1", "39,2", "--backend", backend, "--time"]) == 0
+    assert main([*case, "--time"]) == 0
     header, tiles, *lines = capsys.readouterr().out.splitlines()
     assert header == untimed[0]
     assert re.fullmatch(rf"{backend}\.tile took \d+\.\d us, xtile\.tile \d+\.\d us", tiles)

@@ -439,12 +439,30 @@ def test_torch_times_the_rivals_of_outputs_under_its_bound() -> None:
         assert torch.equal(xtile.tile(tensor, reps), torch.tile(tensor, reps))
     (call,) = [c for k, (_, c) in _run.KEPT.items() if k[0] == "torch"]
     assert not call.__qualname__.startswith("_measured")  # decided
-    big = torch.zeros(1 << 22, dtype=torch.int8)  # 16 MiB out: untimed from its first call
+    big = torch.zeros((1024, 1024), dtype=torch.int8)  # 16 MiB out: untimed from its first call
     unbound = backend.model._replace(timed=1 << 40)  # where it has rivals
-    assert len(_program.ranked(backend.layout(big), (4,), unbound, True)) > 1  # type: ignore[misc]
-    assert torch.equal(xtile.tile(big, (4,)), torch.tile(big, (4,)))
-    (call,) = [c for k, (_, c) in _run.KEPT.items() if k[0] == "torch" and k[1].shape == (1 << 22,)]
+    assert len(_program.ranked(backend.layout(big), (4, 4), unbound, True)) > 1  # type: ignore[misc]
+    assert torch.equal(xtile.tile(big, (4, 4)), torch.tile(big, (4, 4)))
+    (call,) = [
+        c for k, (_, c) in _run.KEPT.items() if k[0] == "torch" and k[1].shape == (1024, 1024)
+    ]
     assert not call.__qualname__.startswith("_measured")
+
+
+def test_torch_tile_is_a_rival_only_where_priced_close() -> None:
+    """NumPy's chain of repeats is timed at any price; `torch.tile`, as any other, if close."""
+    torch = pytest.importorskip("torch")
+    backend = _backends.load("torch")
+    x, reps = torch.zeros((1, 4, 2956, 8), dtype=torch.int8), (1, 1, 4, 4)
+    layout = backend.layout(x)
+    chosen, *rivals = _program.ranked(layout, reps, backend.model, True)  # type: ignore[arg-type]
+    found = _program.candidates(layout, reps, backend.model, True)  # type: ignore[arg-type]
+    (native,) = [p for p in found if p.name == "native"]
+    assert native.cost > _program.CLOSE * chosen.cost  # priced far: no rival
+    assert rivals
+    assert all(p.name != "native" for p in rivals)
+    cheap = backend.model._replace(native=tuple(v / 10 for v in backend.model.native))
+    assert any(p.name == "native" for p in _program.ranked(layout, reps, cheap, True))  # type: ignore[arg-type]
 
 
 def test_torch_autograd_inputs_are_not_timed() -> None:

@@ -289,9 +289,10 @@ def ranked(
     price = operator.attrgetter("cost")
     found += _slabs(min(found, key=price), layout, m, off)
     found.sort(key=price)  # stable: of equal prices, the first found
-    # each name's least within `CLOSE`; the native program's at any price, first (its
-    # repeats' prices miss most: docs/performance.md)
-    near = [p for p in found if p.cost <= CLOSE * found[0].cost or p.name == "native"]
+    # each name's least within `CLOSE`; NumPy's chain of repeats at any price, first (its
+    # prices miss most: docs/performance.md)
+    chain = [p for p in found if p.name == "native" and isinstance(p.steps[0], Repeat)]
+    near = [p for p in found if p.cost <= CLOSE * found[0].cost or p in chain]
     close = {p.name: p for p in reversed(near)}
     close.pop(found[0].name)
     rivals = sorted(close.values(), key=lambda p: (p.name != "native", p.cost))

@@ -278,7 +278,7 @@ def _explain(argv: list[str]) -> int:
         print(
             f"  rivals: {', '.join(p.name for p in rivals)}, timed with the chosen by a "
             "process's first calls (five runs each, in turns; the fastest runs from then "
-            "on): the native program (the library's own tile) at any price, then the "
+            "on): NumPy's native program (its chain of repeats) at any price, then the "
             f"cheapest other priced within {_program.CLOSE}x of the chosen"
         )
         if kept:
