@@ -476,12 +476,24 @@ def test_torch_autograd_inputs_are_not_timed() -> None:
     w.requires_grad_()
     assert len(_program.ranked(backend.layout(w), reps, backend.model, True)) == 1  # type: ignore[misc]
     weights = torch.linspace(0.1, 1.0, math.prod(np.tile(x, reps).shape), dtype=torch.float64)
-    grads = set()
-    for _ in range(12):
-        w.grad = None
-        (xtile.tile(w, reps).reshape(-1) * weights).sum().backward()
-        grads.add(w.grad.numpy().tobytes())  # type: ignore[union-attr]
-    assert len(grads) == 1
+
+    class Tiled(torch.nn.Module):  # an nn.Parameter in a module's forward, as users write
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = torch.nn.Parameter(w.detach().clone())
+
+        def forward(self) -> Any:
+            return xtile.tile(self.w, reps)
+
+    module = Tiled()
+    for leaf, forward in ((w, lambda: xtile.tile(w, reps)), (module.w, module)):
+        grads = set()
+        for _ in range(12):
+            leaf.grad = None
+            (forward().reshape(-1) * weights).sum().backward()
+            grads.add(leaf.grad.numpy().tobytes())  # type: ignore[union-attr]
+        assert len(grads) == 1
+    assert not any(c.__qualname__.startswith("_measured") for _, c in _run.KEPT.values())
 
 
 def test_threads_time_rivals_at_once() -> None:
