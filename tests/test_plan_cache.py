@@ -393,6 +393,31 @@ def test_close_prices_are_settled_by_the_first_calls_times() -> None:
         assert _run.KEPT["a key"] == _run.KEPT["another"] == (programs[1], calls[1])
 
 
+def test_short_runs_are_timed_until_each_ran_100_us() -> None:
+    """Runs of microseconds vary too much to tell apart in five: each runs 100 us at least."""
+    x, reps = CLOSE_CASE
+    programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)[:2]  # type: ignore[misc]
+    ran: list[int] = []
+
+    def spin(i: int) -> Any:
+        def call(_x: Any, _dest: Any) -> int:
+            ran.append(i)
+            until = time.perf_counter() + (4e-6, 2e-6)[i]  # 1 is the faster
+            while time.perf_counter() < until:
+                pass
+            return i
+
+        return call
+
+    run = _run._measured(programs, (spin(0), spin(1)))
+    for _ in range(300):
+        run(x, None)
+    n = ran.count(0)  # runs of each, in turns, until each ran 100 us (of 2 us runs)
+    assert ran[: 2 * n] == [0, 1] * n
+    assert 40 <= n <= 52  # (each but its first; a spin overshoots a little)
+    assert ran[2 * n :] == [1] * (300 - 2 * n)  # decided: the faster alone
+
+
 def test_tile_times_close_rivals_and_keeps_one() -> None:
     """`xtile.tile` keeps the timed call, then the program it chose, for fresh and `out=`."""
     x, reps = CLOSE_CASE
@@ -554,13 +579,13 @@ def test_every_call_of_the_timing_phase_is_numpys(make: Any, big: bool) -> None:
 
 @pytest.mark.parametrize(
     ("x", "reps"),
-    [(np.ones((3, 4), np.float32), (2, 3)), CLOSE_CASE],  # untimed; timed (decided first)
+    [(np.ones((3, 4), np.float32), (2, 3)), CLOSE_CASE],  # short calls; long ones
 )
 def test_a_cleared_cache_keeps_the_call_again(x: Any, reps: tuple[int, ...]) -> None:
     """A layout whose call `KEPT` lost (past 256 keys) is kept again by its next call."""
     out = np.empty(np.tile(x, reps).shape, x.dtype)  # C-ordered: the plan's key and its own
     for repeats, into in itertools.product((reps, list(reps)), (None, out)):
-        for _ in range(20):  # the fast path's key, and the slow path's
+        for _ in range(1000):  # the fast path's key, and the slow path's; timed, short calls
             xtile.tile(x, repeats, out=into)
         kept = dict(_run.KEPT)
         assert not any(c.__qualname__.startswith("_measured") for _, c in kept.values())

@@ -85,8 +85,8 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
         source = w.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
-        elif nbytes < _threads.PARALLEL_BYTES:  # the common case, first
-            np.copyto(target, source)
+        elif nbytes < _threads.PARALLEL_BYTES:  # the common case, first (faster than copyto)
+            target[...] = source
         else:
             _parallel(np.copyto, target, source)
         if dest is not None:
@@ -104,7 +104,8 @@ def _take(take: Callable[..., Any], p: int, items: Any, runs: Any, /) -> None:
 
 def _placed(shape: tuple[int, ...], dtype: Any, src: Any, n: int, /) -> Any:
     """A new array of `shape`, `n` bytes; a big one half the gcd of `src`'s bytes and 4K off."""
-    if n < (MODEL.big if src.nbytes % 4096 else 1 << 20) or src.nbytes % 64 or dtype.hasobject:
+    small = n < 1 << 20 or (n < MODEL.big and src.nbytes % 4096)  # the common case, first
+    if small or src.nbytes % 64 or dtype.hasobject:
         return np.empty(shape, dtype)
     return _at(n, src, src).view(dtype).reshape(shape)
 
