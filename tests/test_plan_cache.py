@@ -363,16 +363,16 @@ CLOSE_CASE = (np.arange(16).reshape(16, 1), (34147, 1))
 
 
 def test_close_prices_are_settled_by_the_first_calls_times() -> None:
-    """Rivals run in turns, five times each; the least time but the first's wins, then alone."""
+    """Rivals run three times in a row each turn; the least time but a turn's first wins."""
     x, reps = CLOSE_CASE
     programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)  # type: ignore[misc]
     assert [p.name for p in programs] == ["staged", "native", "bytes"]  # the native first
     # 0 slow on every run, 1 only on its first (cold) run: 1 wins; 2 a little slow
-    slow = {0: [0.03] * 5, 1: [0.06, 0, 0, 0, 0], 2: [0.01] * 5}
+    slow = {0: [0.03] * 6, 1: [0.06] + [0] * 5, 2: [0.01] * 6}
 
     def timed(i: int, call: Any, ran: list[int]) -> Any:
         def slowed(x: Any, dest: Any) -> Any:
-            time.sleep(slow[i][ran.count(i)] if len(ran) < 15 else 0)
+            time.sleep(slow[i][ran.count(i)] if len(ran) < 17 else 0)
             ran.append(i)
             return call(x, dest)
 
@@ -384,11 +384,12 @@ def test_close_prices_are_settled_by_the_first_calls_times() -> None:
         calls = tuple(timed(i, call, ran) for i, call in enumerate(made))
         run = _run._measured(programs, calls)
         _run.KEPT["a key"] = _run.KEPT["another"] = (programs[0], run)
-        for _ in range(5 * len(calls) + 3):
+        for _ in range(17 + 3):
             got = run(x, out)
             assert got is out if out is not None else got is not x
             np.testing.assert_array_equal(got, np.tile(x, reps))
-        assert ran == [0, 1, 2] * 5 + [1] * 3  # in turns, then the fastest alone
+        turns = [0] * 3 + [1] * 3 + [2] * 3
+        assert ran == (turns * 2)[:17] + [1] * 3  # three in a row, five runs each, then 1 alone
         # every key that held the timed call holds the fastest now
         assert _run.KEPT["a key"] == _run.KEPT["another"] == (programs[1], calls[1])
 
@@ -412,10 +413,31 @@ def test_short_runs_are_timed_until_each_ran_100_us() -> None:
     run = _run._measured(programs, (spin(0), spin(1)))
     for _ in range(300):
         run(x, None)
-    n = ran.count(0)  # runs of each, in turns, until each ran 100 us (of 2 us runs)
-    assert ran[: 2 * n] == [0, 1] * n
-    assert 40 <= n <= 52  # (each but its first; a spin overshoots a little)
-    assert ran[2 * n :] == [1] * (300 - 2 * n)  # decided: the faster alone
+    n = ran.count(0)  # runs of each, three in a row, until each ran 100 us (of 2 us runs)
+    assert ran[: 2 * n] == [k // 3 % 2 for k in range(2 * n)]
+    assert 40 <= n <= 54  # (each but its first; a spin overshoots a little)
+    assert set(ran[2 * n :]) == {1}  # decided: the faster alone
+
+
+def test_a_program_fast_only_after_others_is_not_kept() -> None:
+    """What counts is a run after one of the same program, as the kept program's runs are."""
+    x, reps = CLOSE_CASE
+    programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)[:2]  # type: ignore[misc]
+    ran: list[int] = []
+
+    def call(i: int) -> Any:
+        def slept(_x: Any, _dest: Any) -> int:
+            # 0: fast after the other program's runs (0.1 ms), slow after its own (3 ms)
+            time.sleep((1e-4 if ran[-1:] != [0] else 3e-3) if i == 0 else 1e-3)
+            ran.append(i)
+            return i
+
+        return slept
+
+    run = _run._measured(programs, (call(0), call(1)))
+    for _ in range(20):
+        run(x, None)
+    assert ran[-3:] == [1] * 3  # the least times of all runs would keep 0
 
 
 def test_tile_times_close_rivals_and_keeps_one() -> None:

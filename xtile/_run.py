@@ -134,21 +134,22 @@ def compiled(
 
 
 def _measured(programs: tuple[Program, ...], calls: tuple[Call, ...]) -> Call:
-    """The call of the fastest of `programs` by their first runs' least times but the first."""
+    """The call of the fastest of `programs` by their first runs, three in a row each turn."""
     times: list[list[float]] = [[] for _ in calls]
     chosen: list[int] = []
 
     def run(x: Array, out: Array | None) -> Array:
         result = None
         if not chosen:
-            i = min(range(len(calls)), key=lambda i: len(times[i]))
+            i = min(range(len(calls)), key=lambda i: len(times[i]) // 3)
             start = time.perf_counter()
             result = calls[i](x, out)
             times[i].append(time.perf_counter() - start)
             # until five runs each, and 100 us each but the first run (short runs' times vary)
             if any(len(t) < 5 or sum(t[1:]) < 1e-4 for t in times):
                 return result
-            chosen.append(min(range(len(calls)), key=lambda i: min(times[i][1:])))
+            warm = [min(t[1::3] + t[2::3]) for t in times]  # runs after one of the same program
+            chosen.append(warm.index(min(warm)))  # (as the kept program's runs are)
         j = chosen[0]  # one choice, where threads made two at once; in place of this call
         # wherever kept (again, where `KEPT` was cleared and a key kept this call anew)
         KEPT.update({k: (programs[j], calls[j]) for k, v in KEPT.copy().items() if v[1] is run})
