@@ -4,6 +4,7 @@ import itertools
 import math
 import threading
 import time
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -394,49 +395,46 @@ def test_close_prices_are_settled_by_the_first_calls_times() -> None:
         assert _run.KEPT["a key"] == _run.KEPT["another"] == (programs[1], calls[1])
 
 
-def test_short_runs_are_timed_until_each_ran_100_us() -> None:
-    """Runs of microseconds vary too much to tell apart in five: each runs 100 us at least."""
-    x, reps = CLOSE_CASE
-    programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)[:2]  # type: ignore[misc]
-    ran: list[int] = []
+def _clocked(monkeypatch: pytest.MonkeyPatch, took: Any) -> tuple[list[int], Any]:
+    """Calls of two programs that each advance `_run`'s clock by ``took(i, ran)`` seconds."""
+    clock, ran = [0.0], []
+    monkeypatch.setattr(_run, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
 
-    def spin(i: int) -> Any:
-        def call(_x: Any, _dest: Any) -> int:
+    def call(i: int) -> Any:
+        def advance(_x: Any, _dest: Any) -> int:
+            clock[0] += took(i, ran)
             ran.append(i)
-            until = time.perf_counter() + (4e-6, 2e-6)[i]  # 1 is the faster
-            while time.perf_counter() < until:
-                pass
             return i
 
-        return call
+        return advance
 
-    run = _run._measured(programs, (spin(0), spin(1)))
+    x, reps = CLOSE_CASE
+    programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)[:2]  # type: ignore[misc]
+    return ran, _run._measured(programs, (call(0), call(1)))
+
+
+def test_short_runs_are_timed_until_each_ran_100_us(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of microseconds vary too much to tell apart in five: each runs 100 us at least."""
+    ran, run = _clocked(monkeypatch, lambda i, _: (4e-6, 2e-6)[i])  # 1 is the faster
     for _ in range(300):
-        run(x, None)
-    n = ran.count(0)  # runs of each, three in a row, until each ran 100 us (of 2 us runs)
+        run(None, None)
+    n = ran.count(0)  # runs of each, three in a row, until each ran 100 us but the first
     assert ran[: 2 * n] == [k // 3 % 2 for k in range(2 * n)]
-    assert 40 <= n <= 54  # (each but its first; a spin overshoots a little)
+    assert 51 <= n <= 54  # 1's 51 runs of 2 us (100 us after its first), 0 a turn ahead
     assert set(ran[2 * n :]) == {1}  # decided: the faster alone
 
 
-def test_a_program_fast_only_after_others_is_not_kept() -> None:
+def test_a_program_fast_only_after_others_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """What counts is a run after one of the same program, as the kept program's runs are."""
-    x, reps = CLOSE_CASE
-    programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)[:2]  # type: ignore[misc]
-    ran: list[int] = []
 
-    def call(i: int) -> Any:
-        def slept(_x: Any, _dest: Any) -> int:
-            # 0: fast after the other program's runs (0.1 ms), slow after its own (3 ms)
-            time.sleep((1e-4 if ran[-1:] != [0] else 3e-3) if i == 0 else 1e-3)
-            ran.append(i)
-            return i
+    def took(i: int, ran: list[int]) -> float:
+        # 0: fast after the other program's runs (0.1 ms), slow after its own (3 ms)
+        return (1e-4 if ran[-1:] != [0] else 3e-3) if i == 0 else 1e-3
 
-        return slept
-
-    run = _run._measured(programs, (call(0), call(1)))
+    ran, run = _clocked(monkeypatch, took)
     for _ in range(20):
-        run(x, None)
+        run(None, None)
+    assert ran[:6] == [0, 0, 0, 1, 1, 1]
     assert ran[-3:] == [1] * 3  # the least times of all runs would keep 0
 
 
