@@ -369,11 +369,11 @@ def test_close_prices_are_settled_by_the_first_calls_times() -> None:
     programs = _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)  # type: ignore[misc]
     assert [p.name for p in programs] == ["staged", "native", "bytes"]  # the native first
     # 0 slow on every run, 1 only on its first (cold) run: 1 wins; 2 a little slow
-    slow = {0: [0.03] * 6, 1: [0.06] + [0] * 5, 2: [0.01] * 6}
+    slow = {0: [0.03] * 5, 1: [0.06, 0, 0, 0, 0], 2: [0.01] * 5}
 
     def timed(i: int, call: Any, ran: list[int]) -> Any:
         def slowed(x: Any, dest: Any) -> Any:
-            time.sleep(slow[i][ran.count(i)] if len(ran) < 17 else 0)
+            time.sleep(slow[i][ran.count(i)] if len(ran) < 15 else 0)
             ran.append(i)
             return call(x, dest)
 
@@ -385,12 +385,12 @@ def test_close_prices_are_settled_by_the_first_calls_times() -> None:
         calls = tuple(timed(i, call, ran) for i, call in enumerate(made))
         run = _run._measured(programs, calls)
         _run.KEPT["a key"] = _run.KEPT["another"] = (programs[0], run)
-        for _ in range(17 + 3):
+        for _ in range(15 + 3):
             got = run(x, out)
             assert got is out if out is not None else got is not x
             np.testing.assert_array_equal(got, np.tile(x, reps))
-        turns = [0] * 3 + [1] * 3 + [2] * 3
-        assert ran == (turns * 2)[:17] + [1] * 3  # three in a row, five runs each, then 1 alone
+        turns = [0] * 3 + [1] * 3 + [2] * 3 + [0] * 2 + [1] * 2 + [2] * 2  # 3 in a row, 5 in all
+        assert ran == turns + [1] * 3  # then the fastest alone
         # every key that held the timed call holds the fastest now
         assert _run.KEPT["a key"] == _run.KEPT["another"] == (programs[1], calls[1])
 
@@ -418,10 +418,20 @@ def test_short_runs_are_timed_until_each_ran_100_us(monkeypatch: pytest.MonkeyPa
     ran, run = _clocked(monkeypatch, lambda i, _: (4e-6, 2e-6)[i])  # 1 is the faster
     for _ in range(300):
         run(None, None)
-    n = ran.count(0)  # runs of each, three in a row, until each ran 100 us but the first
-    assert ran[: 2 * n] == [k // 3 % 2 for k in range(2 * n)]
-    assert 51 <= n <= 54  # 1's 51 runs of 2 us (100 us after its first), 0 a turn ahead
-    assert set(ran[2 * n :]) == {1}  # decided: the faster alone
+    turns = [(i, len(list(g))) for i, g in itertools.groupby(ran)]
+    assert turns[:-2] == [(0, 3), (1, 3)] * 8  # three runs in a row each
+    assert turns[-2][0] == 0  # 0 done at 26 runs (100 us of 4 us but the first): 1 alone
+    assert 26 <= ran.count(0) <= 27
+    assert turns[-1][0] == 1  # its 51 runs, then decided: the faster alone
+
+
+def test_a_clock_that_stands_still_ends_the_timing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a frozen clock (freezegun) the timing ends at 100 runs each: the cheapest."""
+    ran, run = _clocked(monkeypatch, lambda _i, _: 0.0)
+    for _ in range(250):
+        assert run(None, None) in (0, 1)
+    assert ran.count(1) == 100
+    assert ran[-50:] == [0] * 50  # the first of equal times: the cheapest program
 
 
 def test_a_program_fast_only_after_others_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -443,7 +453,7 @@ def test_tile_times_close_rivals_and_keeps_one() -> None:
     x, reps = CLOSE_CASE
     out = np.empty((546352, 1), np.int64)
     for into in (None, out):
-        for _ in range(20):  # five runs of three programs, then
+        for _ in range(20):  # 15 runs of three programs in turns, then
             got = xtile.tile(x, reps, out=into)
             np.testing.assert_array_equal(got, np.tile(x, reps))
     names = {p.name for p in _program.ranked(NUMPY.layout(x), reps, NUMPY.model, True)}  # type: ignore[misc]

@@ -78,7 +78,8 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
         if dest is None:
             target = _placed(view_shape, w.dtype, w, nbytes)
         else:  # each axis of a pair split in two, which NumPy reshapes as a view of any strides
-            target = _whole_items(dest, fill).reshape(view_shape)
+            # (a subclass's own `__setitem__` not called, as by `numpy.copyto`)
+            target = _whole_items(np.asarray(dest), fill).reshape(view_shape)
             # a small source of a big copy, read from a copy apart from `dest` (`_read_apart`);
             # the size first, so that a small call makes no further call
             w = _read_apart(w, target, size) if whole and nbytes >= MODEL.big else w
@@ -104,7 +105,8 @@ def _take(take: Callable[..., Any], p: int, items: Any, runs: Any, /) -> None:
 
 def _placed(shape: tuple[int, ...], dtype: Any, src: Any, n: int, /) -> Any:
     """A new array of `shape`, `n` bytes; a big one half the gcd of `src`'s bytes and 4K off."""
-    small = n < 1 << 20 or (n < MODEL.big and src.nbytes % 4096)  # the common case, first
+    # the common case first (`MODEL.big` is past 1 MiB)
+    small = n < 1 << 20 or (n < MODEL.big and src.nbytes % 4096)
     if small or src.nbytes % 64 or dtype.hasobject:
         return np.empty(shape, dtype)
     return _at(n, src, src).view(dtype).reshape(shape)
