@@ -278,10 +278,9 @@ def _explain(argv: list[str]) -> int:
         print(
             f"  rivals: {', '.join(p.name for p in rivals)}, timed with the chosen by a "
             "process's first calls (in turns of three runs in a row, five runs and 100 us "
-            "each at least; the "
-            "fastest runs from then on): NumPy's native program (its chain of repeats) at "
-            "any price, then the "
-            f"cheapest other priced within {_program.CLOSE}x of the chosen"
+            "each at least; the fastest runs from then on): NumPy's native program (its "
+            "chain of repeats) at any price, then the cheapest other "
+            f"priced within {_program.CLOSE}x of the chosen"
         )
         if kept:
             print(kept)
