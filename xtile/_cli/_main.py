@@ -252,8 +252,8 @@ def _explain(argv: list[str]) -> int:
         if args.time:
             print("  (--time: no programs to time)")
         return 0
-    model = backend.model if layout.tuned else backend.device
-    chosen, *rivals = _program.ranked(layout, args.repeats, model, True)
+    model, reps = backend.model if layout.tuned else backend.device, tuple(args.repeats)
+    chosen, *rivals = _program.ranked(layout, reps, model, True)
     found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
     found = [chosen, *rivals, *(p for p in found if p != chosen and p not in rivals)]
     took, kept = [""] * len(found), ""
@@ -284,7 +284,8 @@ def _explain(argv: list[str]) -> int:
         )
         if kept:
             print(kept)
-    elif math.prod(chosen.out_shape) * layout.itemsize >= model.timed > 0:
+    elif model.timed and _program.ranked(layout, reps, model._replace(timed=1 << 63), True)[1:]:
+        # it has rivals where no output is too big
         print(
             f"  not timed: an output of {model.timed:,} bytes or more runs the chosen "
             "program from the first call (its first calls would time page faults)"
