@@ -233,8 +233,8 @@ def tile(
     if out is not None:
         msg = f"{op}: `out` takes the tile of a plain array, not of a {type(x).__name__}."
         raise TypeError(msg)
-    arrays, rebuild = parts
-    return rebuild(*(_plain(a, reps, out_shape, xp, backend, None, op) for a in arrays))
+    # the tile of each of its plain arrays, `parts[0]`, rebuilt as `x`'s type by `parts[1]`
+    return parts[1](*(_plain(a, reps, out_shape, xp, backend, None, op) for a in parts[0]))
 
 
 def _plain(
@@ -279,8 +279,7 @@ def _allocating(
         ):
             raise
         nbytes = f"{math.prod(out_shape) * _itemsize(x.dtype, xp):_} bytes".replace("_", ",")
-        said = "" if type(e).__module__.startswith("numpy") else str(e).strip()
-        said = said.splitlines()[0] if said else ""
+        said = "" if type(e).__module__.startswith("numpy") else str(e).strip().partition("\n")[0]
         msg = (
             f"{op}: cannot allocate the output of shape {out_shape} and dtype {x.dtype} "
             f"({nbytes})" + (f"; the allocator said: {said}" if said else ".")

@@ -72,14 +72,9 @@ def _onnx_repeats(repeats: Repeats, ndim: int | None, /, *, op: str) -> tuple[in
 
 # `input`: the ONNX input's name
 def tile(
-    input: Array,
-    repeats: Repeats,
-    /,
-    *,
-    opset: int = 13,
-    xp: ArrayNamespace | None = None,
+    input: Array, repeats: Repeats, /, *, opset: int = 13, xp: ArrayNamespace | None = None,
     out: Array | None = None,
-) -> Array:
+) -> Array:  # fmt: skip
     """
     ONNX Tile-6 (opsets 6 to 12) and Tile-13 (opset 13 and later).
 
@@ -154,14 +149,9 @@ def tile(
 
 
 def tile_v1(
-    input: Array,
-    tiles: int | Array,
-    axis: int | Array,
-    /,
-    *,
-    xp: ArrayNamespace | None = None,
+    input: Array, tiles: int | Array, axis: int | Array, /, *, xp: ArrayNamespace | None = None,
     out: Array | None = None,
-) -> Array:
+) -> Array:  # fmt: skip
     """
     ONNX Tile-1: repeat the whole input `tiles` times along one `axis`.
 
