@@ -163,6 +163,15 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     ]
     assert 1 <= len(rivals) <= 2
     assert chosen.name not in {p.name for p in rivals}
+    if importlib.util.find_spec("torch") is not None:  # short runs: NumPy's plan a rival too
+        assert main(["explain", "2366,2,1,3", "3,2,1,1", "--backend", "torch"]) == 0
+        header, note, *lines = capsys.readouterr().out.splitlines()
+        assert note.startswith("  rivals: native, host, timed")
+        assert note.endswith("; host: NumPy's plan, run on the tensors' memory (where the "
+                             "chosen's runs average under 64 bytes, whose loops the prices "
+                             "underestimate)")  # fmt: skip
+        assert [h.partition(":")[0] for h in lines if h.startswith("rival ")] == [
+            "rival native", "rival host"]  # fmt: skip
     assert main(["explain", "(100, 100, 3)", "10,10,10", "--backend", "numpy"]) == 0
     assert "replicate: axis" in capsys.readouterr().out  # an extended candidate
     if importlib.util.find_spec("jax") is not None:

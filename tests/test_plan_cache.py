@@ -520,6 +520,76 @@ def test_torch_tile_is_a_rival_only_where_priced_close() -> None:
     assert any(p.name == "native" for p in _program.ranked(layout, reps, cheap, True))  # type: ignore[arg-type]
 
 
+SHORT_RUNS = ((2366, 2, 1, 3), (3, 2, 1, 1))  # runs of 6 elements: torch loops slowly
+
+
+def test_torch_short_runs_time_numpys_plan_too() -> None:
+    """Where a tensor's runs are short, NumPy's plan is a rival; not elsewhere, nor if not raw."""
+    torch = pytest.importorskip("torch")
+    backend = _backends.load("torch")
+
+    def names(x: Any, reps: tuple[int, ...], fresh: bool = True) -> list[str]:
+        layout = backend.layout(x)  # type: ignore[misc]
+        return [p.name for p in _program.ranked(layout, reps, backend.model, fresh)]
+
+    shape, reps = SHORT_RUNS
+    x = torch.zeros(shape)
+    assert names(x, reps)[-1] == "host"
+    assert "host" not in names(x, reps, False)  # into an `out` not C-ordered: its own programs
+    assert "host" not in names(torch.zeros((64, 1024)), (2, 2))  # runs of 4 KiB
+    assert "host" not in names(torch.zeros(shape, dtype=torch.complex64).conj(), reps)
+    host = _program.ranked(backend.layout(x), reps, backend.model, True)[-1]  # type: ignore[misc]
+    assert host == _program.plan(backend.layout(x), reps, _backends.load("numpy").model, True,  # type: ignore[misc]
+                                 frozenset({"native"}))._replace(name="host")  # fmt: skip
+    assert "host" not in names(x.requires_grad_(), reps)  # untimed
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    ["bool", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+     "complex32", "complex64", "complex128", "float8_e4m3fn"],
+)  # fmt: skip
+@pytest.mark.parametrize("view", ["contiguous", "transposed", "offset", "0-d"])
+@pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
+def test_the_host_program_writes_torch_tiles_bits(dtype: str, view: str) -> None:
+    """NumPy's plan on a tensor's memory writes `torch.tile`'s bits, fresh and into `out`."""
+    torch = pytest.importorskip("torch")
+    backend = _backends.load("torch")
+    dt = getattr(torch, dtype)
+    bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}
+    word = bits[dt.itemsize]
+    base = torch.arange(-300, 300, 3, dtype=torch.int64).to(word).reshape(20, 10)
+    x = {"contiguous": base, "transposed": base.T, "offset": base[3:, 1:7], "0-d": base[2, 3]}[view]
+    x = x.view(dt)
+    for reps in [(3, 2), (2, 1, 5), ()]:
+        want = torch.tile(x.view(word), reps)
+        host = _program.plan(backend.layout(x), reps, backend.model.host, True,  # type: ignore[arg-type, misc]
+                             frozenset({"native"}))._replace(name="host")  # fmt: skip
+        call = _run.compile_program(host, backend, backend.xp)
+        got = call(x, None)
+        assert got.dtype == dt
+        assert got.shape == want.shape
+        assert got.is_contiguous()
+        assert torch.equal(got.view(word), want)
+        out = torch.empty(want.shape, dtype=dt)
+        assert call(x, out) is out
+        assert torch.equal(out.view(word), want)
+
+
+def test_torch_short_runs_tile_right_on_every_call() -> None:
+    """Every call of a short-run layout, before and after its choice, is `torch.tile`'s."""
+    torch = pytest.importorskip("torch")
+    shape, reps = SHORT_RUNS
+    x = torch.arange(math.prod(shape), dtype=torch.float32).reshape(shape)
+    out = torch.empty(torch.tile(x, reps).shape)
+    with torch.no_grad():  # autograd's leaf, untracked here: timed too
+        for into in (None, out, None):
+            for _ in range(30):
+                got = xtile.tile(x.requires_grad_(into is None), reps, out=into)
+                assert torch.equal(got.detach(), torch.tile(x, reps))
+    assert not any(c.__qualname__.startswith("_measured") for _, c in _run.KEPT.values())
+
+
 def test_torch_autograd_inputs_are_not_timed() -> None:
     """A tensor autograd records runs one program: the gradients' bits never change."""
     torch = pytest.importorskip("torch")

@@ -68,6 +68,7 @@ class Model(NamedTuple):
     threads: int = 1  # the threads that write slabs of one output at once (`Slabs`)
     stage: int = STAGE_BYTES  # the most bytes of a staged array
     timed: int = 0  # of fewer output bytes, the first calls time the rivals (`_run._measured`)
+    host: "Model | None" = None  # NumPy's, whose plan on the same memory is a rival "host"
 
 
 class Copy(NamedTuple):
@@ -138,10 +139,9 @@ def view_shapes(shape: Shape, reps: Shape, /) -> tuple[Shape, Shape]:
     """The shape `x` is reshaped to and the broadcast shape whose C-order copy is the tile."""
     spread: list[int] = []
     view: list[int] = []
-    for d, r in zip(shape, reps, strict=True):
-        pair = d != 1 != r
-        spread += (1, d) if pair else (d,)
-        view += (r, d) if pair else (d * r,)
+    for d, r in zip(shape, reps, strict=True):  # a pair: an axis whose d != 1 != r
+        spread += (1, d) if d != 1 != r else (d,)
+        view += (r, d) if d != 1 != r else (d * r,)
     return tuple(spread), tuple(view)
 
 
@@ -159,18 +159,13 @@ def _c_strides(shape: Shape, itemsize: int, /) -> Shape:
 
 def _contiguous(shape: Shape, strides: Shape, itemsize: int, /) -> bool:
     """Whether an array of `shape` and `strides` (bytes) is C-contiguous."""
-    expected = itemsize
-    for d, st in zip(reversed(shape), reversed(strides), strict=True):
-        if d != 1 and st != expected:
-            return False
-        expected *= d
-    return True
+    c = _c_strides(shape, itemsize)
+    return all(d == 1 or st == t for d, st, t in zip(shape, strides, c, strict=True))
 
 
 def c_ordered(layout: Layout, /) -> bool:
     """Whether an array of `layout` is C-contiguous."""
-    strides = tuple(s * layout.unit for s in layout.strides)
-    return _contiguous(layout.shape, strides, layout.itemsize)
+    return _contiguous(layout.shape, _promote_strides(layout, len(layout.shape)), layout.itemsize)
 
 
 def _last(reps: Shape, /) -> int:
@@ -298,7 +293,13 @@ def ranked(
     rivals = sorted(close.values(), key=lambda p: (p.name != "native", p.cost))
     # untimed: autograd's graph (its sums' order) would change from call to call
     timed = layout.parts and math.prod(found[0].out_shape) * layout.itemsize < m.timed
-    return (found[0], *rivals[: 2 * (timed and "measured" not in off)])
+    rivals = rivals[: 2 * (timed := timed and "measured" not in off)]
+    # and the host's plan (into `out`) where runs average under 64 bytes (loops underpriced)
+    host = m.host if timed and fresh and layout.raw else None
+    work = [w for _, w in features(found[0], layout, m)] if host else []
+    if host and sum(w[2] for w in work) < 64 * sum(w[0] for w in work):
+        rivals.append(plan(layout, reps, host, fresh, off | {"native"})._replace(name="host"))
+    return (found[0], *rivals)
 
 
 def _slabs(best: Program, layout: Layout, m: Model, off: frozenset[str], /) -> list[Program]:

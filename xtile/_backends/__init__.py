@@ -41,6 +41,9 @@ class Backend(NamedTuple):
     # runs the calls of a `Slabs` step (a model of `threads` >= 2 plans them)
     slabs: Callable[[list[Callable[[], object]]], None] | None = None
     xp: ModuleType | None = None  # its namespace, for the programs kept of it
+    # the host's backend (NumPy's, whose `Model.host` plans a rival), and a call of it made
+    # one on these arrays' memory, of an output shape
+    host: tuple["Backend", Callable[[Call, tuple[int, ...]], Call]] | None = None
 
 
 STANDARD = Backend("standard")

@@ -13,6 +13,7 @@ from torch.autograd import forward_ad
 
 from .._program import Copy, Layout, Model, Replicate, view_shapes
 from . import Backend, Call, check_apart
+from . import numpy as _numpy
 
 __all__ = ["BACKEND"]
 
@@ -118,6 +119,18 @@ def _empty(shape: Shape, t: torch.Tensor, /) -> torch.Tensor:
     return out
 
 
+def _host(call: Call, shape: Shape, /) -> Call:
+    """NumPy's `call` from `x` into `dest` or a new tensor of `shape`, their items as integers."""
+
+    def run(x: torch.Tensor, dest: torch.Tensor | None) -> torch.Tensor:
+        out = torch.empty(shape, dtype=x.dtype, device=x.device) if dest is None else dest
+        # any dtype as integers of its size (bfloat16, float8, bool too)
+        call(x.view(w := _WORDS.get(x.element_size(), torch.uint8)).numpy(), out.view(w).numpy())
+        return out
+
+    return run
+
+
 def _replicate(out: Any, step: Replicate, /) -> None:
     """A prefix along an axis copied to the rest of it (its parts never overlap)."""
     places, axis, n, stop = step
@@ -186,6 +199,7 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     words=frozenset({2, 4, 8}),
     interleaved=True,
     timed=1 << 24,  # a bigger output's first calls fault its pages in (docs/performance.md)
+    host=_numpy.MODEL,
 )
 DEVICE = Model(  # benchmarks/fit_cost.py --backend torch-cuda, an H200 (big bytes: --cases big)
     copy=(2.03e4, 0.001027, 0.001483, 8.467e-05, 0.0001691),
@@ -208,4 +222,5 @@ BACKEND = Backend(
     check_out=_check_out,
     empty=_empty,
     xp=xp,
+    host=(_numpy.BACKEND, _host),
 )

@@ -281,6 +281,12 @@ def _explain(argv: list[str]) -> int:
             "each at least; the fastest runs from then on): NumPy's native program (its "
             "chain of repeats) at any price, then the cheapest other "
             f"priced within {_program.CLOSE}x of the chosen"
+            + (
+                "; host: NumPy's plan, run on the tensors' memory (where the chosen's runs "
+                "average under 64 bytes, whose loops the prices underestimate)"
+                if rivals[-1].name == "host"
+                else ""
+            )
         )
         if kept:
             print(kept)
