@@ -64,7 +64,7 @@ def _import_before(tree: str) -> Any:
 
 
 def _same_plan(before: Any, name: str, x: Any, reps: tuple[int, ...]) -> bool:
-    """Whether both trees plan the same program for `x` by `reps` (True where none plans)."""
+    """Whether both trees plan the same program and rivals for `x` by `reps` (True if none plan)."""
     plans = []
     for package in ("xtile", before.__name__):
         backend = importlib.import_module(f"{package}._backends").load(name.partition("-")[0])
@@ -72,8 +72,12 @@ def _same_plan(before: Any, name: str, x: Any, reps: tuple[int, ...]) -> bool:
         if layout is None:
             return True
         model = backend.model if layout.tuned else backend.device
-        program = importlib.import_module(f"{package}._program").plan(layout, reps, model, True)
-        plans.append((program.name, program.steps))
+        planner = importlib.import_module(f"{package}._program")
+        if hasattr(planner, "ranked"):
+            found = planner.ranked(layout, reps, model, True)
+        else:  # a tree before the timed rivals
+            found = (planner.plan(layout, reps, model, True),)
+        plans.append([(p.name, p.steps) for p in found])
     return plans[0] == plans[1]
 
 
