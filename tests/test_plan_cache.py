@@ -2,6 +2,8 @@
 
 import itertools
 import math
+import subprocess
+import sys
 import threading
 import time
 import types
@@ -588,6 +590,36 @@ def test_torch_short_runs_tile_right_on_every_call() -> None:
                 got = xtile.tile(x.requires_grad_(into is None), reps, out=into)
                 assert torch.equal(got.detach(), torch.tile(x, reps))
     assert not any(c.__qualname__.startswith("_measured") for _, c in _run.KEPT.values())
+
+
+def test_torch_without_numpy_times_no_host() -> None:
+    """Where NumPy is not installed (PyTorch's is optional), PyTorch tiles by its own programs."""
+    pytest.importorskip("torch")
+    code = """if True:
+        import importlib.machinery, sys, warnings
+        class Hidden(importlib.machinery.PathFinder):  # finds no numpy, as if not installed
+            @classmethod
+            def find_spec(cls, name, path=None, target=None):
+                if name.partition(".")[0] == "numpy":
+                    return None
+                return super().find_spec(name, path, target)
+        finders = sys.meta_path
+        sys.meta_path = [Hidden if f is importlib.machinery.PathFinder else f for f in finders]
+        warnings.simplefilter("ignore")  # PyTorch's, that NumPy is missing
+        import torch, xtile
+        from xtile import _backends, _run
+        x = torch.arange(2366 * 6, dtype=torch.float32).reshape(2366, 2, 1, 3)
+        for _ in range(30):
+            assert torch.equal(xtile.tile(x, (3, 2, 1, 1)), torch.tile(x, (3, 2, 1, 1)))
+        assert _backends.load("torch").model.host is None
+        print("numpy" in sys.modules, *sorted({p.name for p, _ in _run.KEPT.values()}))
+    """
+    done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    said, *kept = done.stdout.split()
+    assert said == "False"
+    assert kept
+    assert "host" not in kept
 
 
 def test_torch_autograd_inputs_are_not_timed() -> None:

@@ -2,6 +2,7 @@
 
 import ctypes
 import functools
+import importlib.util
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -13,9 +14,11 @@ from torch.autograd import forward_ad
 
 from .._program import Copy, Layout, Model, Replicate, view_shapes
 from . import Backend, Call, check_apart
-from . import numpy as _numpy
 
 __all__ = ["BACKEND"]
+
+# NumPy's backend, whose programs run on tensors' memory, where installed (PyTorch's optional)
+_numpy: Any = importlib.util.find_spec("numpy") and importlib.import_module(".numpy", __package__)
 
 # a run of 2, 4, 8 or (on a device) 16 bytes as one item; copies move items bit for bit
 _WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}
@@ -45,8 +48,7 @@ def _copy(step: Copy, /) -> Call:
     if 0 in out_shape:  # no view of that shape; autograd's graph kept, as by `torch.tile`
         return lambda x, dest: x.reshape(-1)[:0].clone().view(*out_shape) if dest is None else dest
     spread, view_shape = view_shapes(step.shape, step.reps)
-    pairs = len(view_shape) > len(out_shape)
-    size = math.prod(out_shape)
+    pairs, size = len(view_shape) > len(out_shape), math.prod(out_shape)
     big = size * 16 >= HUGE_BYTES  # 16: the widest element; a small call stops here
     if step.item:
         plain = _copy(step._replace(item=0))
@@ -199,7 +201,7 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     words=frozenset({2, 4, 8}),
     interleaved=True,
     timed=1 << 24,  # a bigger output's first calls fault its pages in (docs/performance.md)
-    host=_numpy.MODEL,
+    host=_numpy.MODEL if _numpy else None,
 )
 DEVICE = Model(  # benchmarks/fit_cost.py --backend torch-cuda, an H200 (big bytes: --cases big)
     copy=(2.03e4, 0.001027, 0.001483, 8.467e-05, 0.0001691),
@@ -222,5 +224,5 @@ BACKEND = Backend(
     check_out=_check_out,
     empty=_empty,
     xp=xp,
-    host=(_numpy.BACKEND, _host),
+    host=(_numpy.BACKEND, _host) if _numpy else None,
 )
