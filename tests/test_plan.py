@@ -224,8 +224,9 @@ def test_every_strategy_is_a_candidate_somewhere() -> None:
         seen |= {p.name for p in _program.candidates(layout, reps, NUMPY.model, fresh)}
     assert seen == NAMES
     # and slabs: how `plan` runs a big extended program (test_slabs.py), not a candidate;
-    # measured: how a call settles close prices (test_plan_cache.py)
-    assert set(STRATEGIES) == NAMES - {"copy", "empty"} | {"slabs", "measured"}
+    # measured: how a call settles close prices; host: a rival of a model that names a
+    # host's (test_plan_cache.py)
+    assert set(STRATEGIES) == NAMES - {"copy", "empty"} | {"slabs", "measured", "host"}
 
 
 def test_the_cheapest_not_switched_off() -> None:

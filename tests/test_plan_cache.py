@@ -530,14 +530,15 @@ def test_torch_short_runs_time_numpys_plan_too() -> None:
     torch = pytest.importorskip("torch")
     backend = _backends.load("torch")
 
-    def names(x: Any, reps: tuple[int, ...], fresh: bool = True) -> list[str]:
+    def names(x: Any, reps: tuple[int, ...], fresh: bool = True, *off: str) -> list[str]:
         layout = backend.layout(x)  # type: ignore[misc]
-        return [p.name for p in _program.ranked(layout, reps, backend.model, fresh)]
+        return [p.name for p in _program.ranked(layout, reps, backend.model, fresh, frozenset(off))]
 
     shape, reps = SHORT_RUNS
     x = torch.zeros(shape)
     assert names(x, reps)[-1] == "host"
     assert "host" not in names(x, reps, False)  # into an `out` not C-ordered: its own programs
+    assert "host" not in names(x, reps, True, "host")  # switched off (`benchmarks/ablation.py`)
     assert "host" not in names(torch.zeros((64, 1024)), (2, 2))  # runs of 4 KiB
     assert "host" not in names(torch.zeros(shape, dtype=torch.complex64).conj(), reps)
     host = _program.ranked(backend.layout(x), reps, backend.model, True)[-1]  # type: ignore[misc]

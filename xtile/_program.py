@@ -295,7 +295,7 @@ def ranked(
     timed = layout.parts and math.prod(found[0].out_shape) * layout.itemsize < m.timed
     rivals = rivals[: 2 * (timed := timed and "measured" not in off)]
     # and the host's plan (into `out`) where runs average under 64 bytes (loops underpriced)
-    host = m.host if timed and fresh and layout.raw else None
+    host = m.host if timed and fresh and layout.raw and "host" not in off else None
     work = [w for _, w in features(found[0], layout, m)] if host else []
     if host and sum(w[2] for w in work) < 64 * sum(w[0] for w in work):
         rivals.append(plan(layout, reps, host, fresh, off | {"native"})._replace(name="host"))

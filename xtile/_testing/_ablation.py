@@ -9,7 +9,7 @@ __all__ = ["STRATEGIES", "switched_off"]
 
 # the candidates `plan` may take besides the one copy; slabs: how a big extended one runs;
 # gather: its copies in any candidate; measured: the cheapest's rivals timed (`ranked`)
-STRATEGIES = ("bytes", "gather", "native", "staged", "extended", "slabs", "measured")
+STRATEGIES = ("bytes", "gather", "native", "staged", "extended", "slabs", "measured", "host")
 
 
 @contextlib.contextmanager
