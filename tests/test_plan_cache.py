@@ -84,6 +84,22 @@ def test_a_list_of_ints_is_the_same_key() -> None:
     assert compiled.cache_info()[1:] == (1, 256, 1)
 
 
+def test_an_int_repeat_takes_the_cached_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`xtile.tile(x, 2)` repeated looks its program up as `(2,)`: no check or plan again."""
+    x = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(xtile.tile(x, 2), np.tile(x, 2))
+    calls: list[object] = []
+    slow = xtile._front.namespace
+    monkeypatch.setattr(xtile._front, "namespace", lambda *a, **k: calls.append(a) or slow(*a, **k))
+    for reps in [2, (2,), 2]:
+        np.testing.assert_array_equal(xtile.tile(x, reps), np.tile(x, 2))
+    assert not calls
+    xtile.tile(np.arange(3.0), 1)  # a new key: checked once
+    with pytest.raises(TypeError, match="bool"):  # `True` (hash 1) is no int here
+        xtile.tile(np.arange(3.0), True)
+    assert len(calls) == 2
+
+
 @pytest.mark.parametrize(
     "other",
     [
@@ -579,6 +595,41 @@ def test_the_host_program_writes_torch_tiles_bits(dtype: str, view: str) -> None
         assert torch.equal(out.view(word), want)
 
 
+def test_the_host_program_keeps_pytorch_s_own_contracts() -> None:
+    """Autograd sees its writes, storages stay resizable, modes and ZeroTensors get PyTorch's."""
+    torch = pytest.importorskip("torch")
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    backend = _backends.load("torch")
+    shape, reps = SHORT_RUNS
+    x = torch.arange(math.prod(shape), dtype=torch.float32).reshape(shape)
+    host = _program.plan(backend.layout(x), reps, backend.model.host, True,  # type: ignore[arg-type, misc]
+                         frozenset({"native"}))._replace(name="host")  # fmt: skip
+    call = _run.compile_program(host, backend, backend.xp)
+    want = torch.tile(x, reps)
+    out = torch.empty(want.shape)
+    weights = torch.ones(want.shape, requires_grad=True)
+    saved = (weights * out).sum()  # `out` saved for backward, then written
+    version = out._version
+    call(x, out)
+    assert out._version > version
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        saved.backward()
+    got = call(x, None)
+    for t in (x, out, got):  # as before the call: storages resizable
+        t.resize_(t.numel() + 1)
+    x = x.reshape(-1)[: math.prod(shape)].reshape(shape)
+    assert torch.equal(call(x, None), want)
+    traced = make_fx(lambda a: call(a, None))(x)  # a dispatch mode: PyTorch's own ops
+    assert torch.equal(traced(x + 1), torch.tile(x + 1, reps))
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        assert isinstance(fake := call(x, None), FakeTensor)
+        assert fake.shape == want.shape
+    zeros = torch._efficientzerotensor(shape)
+    assert torch.equal(call(zeros, None), torch.zeros(want.shape))
+
+
 def test_torch_short_runs_tile_right_on_every_call() -> None:
     """Every call of a short-run layout, before and after its choice, is `torch.tile`'s."""
     torch = pytest.importorskip("torch")
@@ -593,20 +644,26 @@ def test_torch_short_runs_tile_right_on_every_call() -> None:
     assert not any(c.__qualname__.startswith("_measured") for _, c in _run.KEPT.values())
 
 
+_HIDE_NUMPY = """if True:
+    import importlib.machinery, sys, warnings
+    class Hidden(importlib.machinery.PathFinder):  # finds no numpy, as if not installed
+        @classmethod
+        def find_spec(cls, name, path=None, target=None):
+            if name.partition(".")[0] == "numpy":
+                return None
+            return super().find_spec(name, path, target)
+    finders = sys.meta_path
+    sys.meta_path = [Hidden if f is importlib.machinery.PathFinder else f for f in finders]
+    warnings.simplefilter("ignore")  # PyTorch's, that NumPy is missing
+"""
+
+
 def test_torch_without_numpy_times_no_host() -> None:
     """Where NumPy is not installed (PyTorch's is optional), PyTorch tiles by its own programs."""
     pytest.importorskip("torch")
-    code = """if True:
-        import importlib.machinery, sys, warnings
-        class Hidden(importlib.machinery.PathFinder):  # finds no numpy, as if not installed
-            @classmethod
-            def find_spec(cls, name, path=None, target=None):
-                if name.partition(".")[0] == "numpy":
-                    return None
-                return super().find_spec(name, path, target)
-        finders = sys.meta_path
-        sys.meta_path = [Hidden if f is importlib.machinery.PathFinder else f for f in finders]
-        warnings.simplefilter("ignore")  # PyTorch's, that NumPy is missing
+    code = (
+        _HIDE_NUMPY
+        + """if True:
         import torch, xtile
         from xtile import _backends, _run
         x = torch.arange(2366 * 6, dtype=torch.float32).reshape(2366, 2, 1, 3)
@@ -615,12 +672,19 @@ def test_torch_without_numpy_times_no_host() -> None:
         assert _backends.load("torch").model.host is None
         print("numpy" in sys.modules, *sorted({p.name for p, _ in _run.KEPT.values()}))
     """
+    )
     done = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     said, *kept = done.stdout.split()
     assert said == "False"
     assert kept
     assert "host" not in kept
+    main = _HIDE_NUMPY + "import runpy; runpy.run_module('xtile', run_name='__main__')"
+    done = subprocess.run([sys.executable, "-c", main], check=False, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "python -m xtile needs NumPy: pip install numpy (xtile.tile itself does not)."
+    )
 
 
 def test_torch_autograd_inputs_are_not_timed() -> None:

@@ -134,9 +134,8 @@ def _element(v: object, i: int, /, *, op: str, name: str) -> int:
 
 def non_negative(reps: Shape, /, *, op: str, name: str = "repeats") -> Shape:
     """`reps`, or `ValueError` naming the first negative repeat."""
-    if neg := [(i, r) for i, r in enumerate(reps) if type(r) is int and r < 0]:  # not symbols
-        i, r = neg[0]
-        msg = f"{op}: `{name}` must be non-negative; got {r} at position {i} of {reps}."
+    if neg := next(((i, r) for i, r in enumerate(reps) if type(r) is int and r < 0), None):
+        msg = f"{op}: `{name}` must be non-negative; got {neg[1]} at position {neg[0]} of {reps}."
         raise ValueError(msg)
     return reps
 
@@ -187,7 +186,7 @@ def tile(
     if (
         xp is None
         and parse is _numpy_reps
-        and _ints(repeats)
+        and _ints(repeats := (repeats,) if type(repeats) is int else repeats)  # its key's form
         and (found := _backends.of(x)) is not None
         and (read := found[1].layout) is not None  # None while torch.compile traces (`of`)
         and (layout := read(x)) is not None

@@ -52,7 +52,7 @@ def compile_program(
     """`program` as a call ``(x, out)``, each step's primitive made once."""
     if program.name == "host" and backend.host:  # the host's (NumPy's) program, on `x`'s memory
         host, on = backend.host
-        return on(compile_program(program, host, host.xp), program.out_shape)
+        return on(compile_program(program, host, host.xp), program)
     steps = program.steps or (Copy(program.shape, program.reps),)
     cut = next((i for i, s in enumerate(steps) if _inside(s)), len(steps))
     fresh: list[Call] = []

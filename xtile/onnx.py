@@ -44,9 +44,7 @@ def _onnx_type(x: Array, xp: ArrayNamespace) -> str:
 
 def _check_type(x: Array, version: int, /, *, xp: ArrayNamespace) -> None:
     """Raise `TypeError` unless `x`'s element type is in the version's constraint."""
-    allowed = TYPE_CONSTRAINTS[version]
-    onnx_type = _onnx_type(x, xp)
-    if onnx_type not in allowed:
+    if (onnx_type := _onnx_type(x, xp)) not in (allowed := TYPE_CONSTRAINTS[version]):
         hint = " (bfloat16 needs opset 13 or later)" if onnx_type == "bfloat16" else ""
         msg = (
             f"ONNX Tile-{version}: input type tensor({onnx_type}) (dtype {x.dtype}) is not "

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 import array_api_compat
 
-from .._program import MAX_DIMS, Copy, Layout, Model, Repeat, Replicate
+from .._program import MAX_DIMS, Copy, Layout, Model, Program, Repeat, Replicate
 
 __all__ = [
     "LIBRARIES", "MUTABLE", "STANDARD", "Backend", "check_apart", "compiling", "library", "load",
@@ -42,8 +42,8 @@ class Backend(NamedTuple):
     slabs: Callable[[list[Callable[[], object]]], None] | None = None
     xp: ModuleType | None = None  # its namespace, for the programs kept of it
     # the host's backend (NumPy's, whose `Model.host` plans a rival), and a call of it made
-    # one on these arrays' memory, of an output shape
-    host: tuple["Backend", Callable[[Call, tuple[int, ...]], Call]] | None = None
+    # one on these arrays' memory, of its program
+    host: tuple["Backend", Callable[[Call, Program], Call]] | None = None
 
 
 STANDARD = Backend("standard")

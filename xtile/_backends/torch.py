@@ -12,7 +12,7 @@ import array_api_compat.torch as xp
 import torch
 from torch.autograd import forward_ad
 
-from .._program import Copy, Layout, Model, Replicate, view_shapes
+from .._program import Copy, Layout, Model, Program, Replicate, view_shapes
 from . import Backend, Call, check_apart
 
 __all__ = ["BACKEND"]
@@ -21,7 +21,8 @@ __all__ = ["BACKEND"]
 _numpy: Any = importlib.util.find_spec("numpy") and importlib.import_module(".numpy", __package__)
 
 # a run of 2, 4, 8 or (on a device) 16 bytes as one item; copies move items bit for bit
-_WORDS = {2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}
+# (and items of each size as integers, for NumPy)
+_WORDS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}
 HUGE_BYTES = 1 << 24  # the least fresh output backed by huge pages (docs/performance.md)
 _HUGE_PAGE, _MADV_HUGEPAGE = 1 << 21, 14
 _wrapped = torch._C._functorch.is_functorch_wrapped_tensor
@@ -121,13 +122,18 @@ def _empty(shape: Shape, t: torch.Tensor, /) -> torch.Tensor:
     return out
 
 
-def _host(call: Call, shape: Shape, /) -> Call:
-    """NumPy's `call` from `x` into `dest` or a new tensor of `shape`, their items as integers."""
+def _host(call: Call, p: Program, /) -> Call:
+    """NumPy's `call` into `dest` or a new tensor, items as integers; else PyTorch's one copy."""
 
-    def run(x: torch.Tensor, dest: torch.Tensor | None) -> torch.Tensor:
-        out = torch.empty(shape, dtype=x.dtype, device=x.device) if dest is None else dest
-        # any dtype as integers of its size (bfloat16, float8, bool too)
-        call(x.view(w := _WORDS.get(x.element_size(), torch.uint8)).numpy(), out.view(w).numpy())
+    def run(x: torch.Tensor, dest: torch.Tensor | None) -> Any:
+        # a dispatch mode (`make_fx`, fake tensors) sees PyTorch's ops; a ZeroTensor, no memory
+        if torch._C._len_torch_dispatch_stack() or x._is_zerotensor():
+            return _copy(Copy(p.shape, p.reps))(x, dest)
+        out = torch.empty(p.out_shape, dtype=x.dtype, device=x.device) if dest is None else dest
+        # each as integers of its items' size (any dtype: bfloat16, float8, bool), viewed by
+        # DLPack (`Tensor.numpy` would leave the storages unresizable for good)
+        call(*(_numpy.np.from_dlpack(t.view(_WORDS[t.element_size()])) for t in (x, out)))
+        torch.autograd.graph.increment_version(out)  # a write that autograd's checks see
         return out
 
     return run
@@ -208,7 +214,7 @@ DEVICE = Model(  # benchmarks/fit_cost.py --backend torch-cuda, an H200 (big byt
     item=(2.926e4, 0.0, 0.0007712, 5.234e-05, 5.234e-05),
     replicate=(2.985e4, 0.001027, 0.0, 0.0004003, 0.0007995),
     native=(2.661e4, 0.0, 0.0009559, 1.993e-05, 0.0003992),
-    words=frozenset(_WORDS),
+    words=frozenset(_WORDS) - {1},
     stage=1 << 22,  # a staged array of up to 4 MiB beside a device's output
     interleaved=True,
 )
