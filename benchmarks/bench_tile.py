@@ -10,7 +10,7 @@ run (the machine is noisy: compare the ratios). Usage::
 
 import sys
 
-from xtile.__main__ import main
+from xtile._cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["bench", *sys.argv[1:]]))

@@ -274,6 +274,16 @@ class TestErrors:
         with pytest.raises(ValueError, match="got -1 at position 0"):
             xtile.tile(make(np.zeros((0, 2))), (-1, 1))
 
+    def test_negative_int_subclass_repeat(self, make: Any) -> None:
+        # an IntEnum is an int: refused by the same check, not by a library's own error
+        import enum
+
+        class Reps(enum.IntEnum):
+            BACK = -2
+
+        with pytest.raises(ValueError, match="must be non-negative; got -2 at position 1"):
+            xtile.tile(make(arange((2, 3))), (1, Reps.BACK))
+
     def test_overflow_raises_before_allocating(self, make: Any) -> None:
         with pytest.raises(ValueError, match=r"\(2\*\*40|int64"):
             xtile.tile(make(arange((2, 3))), (2**40, 2**40))

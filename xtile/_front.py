@@ -134,7 +134,7 @@ def _element(v: object, i: int, /, *, op: str, name: str) -> int:
 
 def non_negative(reps: Shape, /, *, op: str, name: str = "repeats") -> Shape:
     """`reps`, or `ValueError` naming the first negative repeat."""
-    if neg := next(((i, r) for i, r in enumerate(reps) if type(r) is int and r < 0), None):
+    if neg := next(((i, r) for i, r in enumerate(reps) if isinstance(r, int) and r < 0), None):
         msg = f"{op}: `{name}` must be non-negative; got {neg[1]} at position {neg[0]} of {reps}."
         raise ValueError(msg)
     return reps
