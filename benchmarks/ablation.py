@@ -19,8 +19,9 @@ time over xtile's: above 1 xtile is faster). Usage::
         [--cases sweep:23:300,gen2:5:300,matrix] [--repeat 5] [--csv FILE]
         [--only staged,extended] [--changed]
 
-``--changed`` keeps only the cases whose NumPy program or its rivals (fresh, or into a
-C-ordered `out`) the strategies change: what they gain where they act, timed quickly.
+``--changed`` keeps only the cases whose NumPy or PyTorch (CPU) program or its rivals
+(fresh, or into a C-ordered `out`) the strategies change: what they gain where they act,
+timed quickly.
 
 Case sources: ``sweep:SEED:N`` is ``xtile._cli._bench.sweep_cases(N, SEED)``,
 ``gen2:SEED:N`` is ``shapes2.cases(N, SEED)`` (``benchmarks/shapes2.py``) and
@@ -30,6 +31,7 @@ Case sources: ``sweep:SEED:N`` is ``xtile._cli._bench.sweep_cases(N, SEED)``,
 import argparse
 import csv
 import gc
+import importlib.util
 import math
 import sys
 import time
@@ -127,7 +129,7 @@ def replanned(
     sources: Sequence[tuple[str, Sequence[_bench.Case]]], strategies: Sequence[str]
 ) -> list[tuple[str, list[_bench.Case]]]:
     """
-    The cases whose NumPy program or rivals change with `strategies` off, fresh or into `out`.
+    The cases whose NumPy or PyTorch program or rivals change with `strategies` off.
 
     Parameters
     ----------
@@ -144,14 +146,19 @@ def replanned(
     """
     numpy = _backends.load("numpy")
     off = frozenset(strategies)
+    # NumPy's prices, and PyTorch's on the CPU (whose host rival NumPy's prices plan)
+    models = [numpy.model] + [
+        _backends.load("torch").model for _ in [1] if importlib.util.find_spec("torch")
+    ]
 
     def changes(case: _bench.Case) -> bool:  # numpydoc ignore=RT01
         """Whether switching `strategies` off changes the case's program or its rivals."""
         layout = numpy.layout(np.empty(case.shape, case.dtype))  # type: ignore[misc]
-        assert layout is not None  # a plain array's
+        assert layout is not None  # a plain array's: the planner reads a tensor's alike
         return any(
-            _program.ranked(layout, case.reps, numpy.model, True, into)  # and its rivals
-            != _program.ranked(layout, case.reps, numpy.model, True, into | off)
+            _program.ranked(layout, case.reps, model, True, into)  # and its rivals
+            != _program.ranked(layout, case.reps, model, True, into | off)
+            for model in models
             for into in (frozenset(), frozenset({"native"}))  # fresh, a C-ordered `out`
         )
 
@@ -444,7 +451,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--csv", help="write every time and ratio to this CSV file")
     parser.add_argument("--only", help="comma-separated strategies to switch off (default: all)")
     parser.add_argument(
-        "--changed", action="store_true", help="only the cases whose NumPy program they change"
+        "--changed",
+        action="store_true",
+        help="only the cases whose NumPy or PyTorch program they change",
     )
     args = parser.parse_args(argv)
     strategies = list(_testing.STRATEGIES)

@@ -541,6 +541,14 @@ def test_torch_tile_is_a_rival_only_where_priced_close() -> None:
 SHORT_RUNS = ((2366, 2, 1, 3), (3, 2, 1, 1))  # runs of 6 elements: torch loops slowly
 
 
+def _host(x: Any, reps: tuple[int, ...]) -> tuple[_program.Program, Any]:
+    """The host rival's program for tensor `x` by `reps` (NumPy's plan), and its call."""
+    backend = _backends.load("torch")
+    layout, model = backend.layout(x), backend.model.host  # type: ignore[misc]
+    host = _program.plan(layout, reps, model, True, frozenset({"native"}))._replace(name="host")  # type: ignore[arg-type]
+    return host, _run.compile_program(host, backend, backend.xp)
+
+
 def test_torch_short_runs_time_numpys_plan_too() -> None:
     """Where a tensor's runs are short, NumPy's plan is a rival; not elsewhere, nor if not raw."""
     torch = pytest.importorskip("torch")
@@ -557,9 +565,8 @@ def test_torch_short_runs_time_numpys_plan_too() -> None:
     assert "host" not in names(x, reps, True, "host")  # switched off (`benchmarks/ablation.py`)
     assert "host" not in names(torch.zeros((64, 1024)), (2, 2))  # runs of 4 KiB
     assert "host" not in names(torch.zeros(shape, dtype=torch.complex64).conj(), reps)
-    host = _program.ranked(backend.layout(x), reps, backend.model, True)[-1]  # type: ignore[misc]
-    assert host == _program.plan(backend.layout(x), reps, _backends.load("numpy").model, True,  # type: ignore[misc]
-                                 frozenset({"native"}))._replace(name="host")  # fmt: skip
+    assert _program.ranked(backend.layout(x), reps, backend.model, True)[-1] == _host(x, reps)[0]  # type: ignore[misc]
+    assert backend.model.host == _backends.load("numpy").model
     assert "host" not in names(x.requires_grad_(), reps)  # untimed
 
 
@@ -568,31 +575,55 @@ def test_torch_short_runs_time_numpys_plan_too() -> None:
     ["bool", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
      "complex32", "complex64", "complex128", "float8_e4m3fn"],
 )  # fmt: skip
-@pytest.mark.parametrize("view", ["contiguous", "transposed", "offset", "0-d"])
+@pytest.mark.parametrize(
+    "view", ["contiguous", "transposed", "offset", "0-d", "expanded", "empty", "inference"]
+)
 @pytest.mark.filterwarnings("ignore:ComplexHalf support is experimental")
 def test_the_host_program_writes_torch_tiles_bits(dtype: str, view: str) -> None:
     """NumPy's plan on a tensor's memory writes `torch.tile`'s bits, fresh and into `out`."""
     torch = pytest.importorskip("torch")
-    backend = _backends.load("torch")
     dt = getattr(torch, dtype)
     bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}
     word = bits[dt.itemsize]
-    base = torch.arange(-300, 300, 3, dtype=torch.int64).to(word).reshape(20, 10)
-    x = {"contiguous": base, "transposed": base.T, "offset": base[3:, 1:7], "0-d": base[2, 3]}[view]
-    x = x.view(dt)
-    for reps in [(3, 2), (2, 1, 5), ()]:
-        want = torch.tile(x.view(word), reps)
-        host = _program.plan(backend.layout(x), reps, backend.model.host, True,  # type: ignore[arg-type, misc]
-                             frozenset({"native"}))._replace(name="host")  # fmt: skip
-        call = _run.compile_program(host, backend, backend.xp)
+    with torch.inference_mode(view == "inference"):  # its tensors, made and written inside
+        base = torch.arange(-300, 300, 3, dtype=torch.int64).to(word).reshape(20, 10)
+        x = {"transposed": base.T, "offset": base[3:, 1:7], "0-d": base[2, 3],
+             "expanded": base[:, :1].expand(20, 10), "empty": base[:0]}.get(view, base)  # fmt: skip
+        x = x.view(dt)
+        for reps in [(3, 2), (2, 1, 5), ()]:
+            _check_host(x, reps, word)
+
+
+def _check_host(x: Any, reps: tuple[int, ...], word: Any) -> None:
+    """The host call of `x` by `reps`, fresh and into a C-ordered `out`, is `torch.tile`'s."""
+    import torch
+
+    dt = x.dtype
+    want = torch.tile(x.view(word), reps)
+    if not want.numel():  # nothing to write: the empty program, no host rival
+        backend = _backends.load("torch")
+        assert [p.name for p in _program.ranked(backend.layout(x), reps, backend.model, True)] == [  # type: ignore[misc]
+            "empty"]  # fmt: skip
+        assert torch.equal(xtile.tile(x, reps).view(word), want)
+    else:
+        call = _host(x, reps)[1]
         got = call(x, None)
         assert got.dtype == dt
         assert got.shape == want.shape
         assert got.is_contiguous()
         assert torch.equal(got.view(word), want)
-        out = torch.empty(want.shape, dtype=dt)
+        out = torch.empty(want.shape, dtype=dt, device=x.device)
         assert call(x, out) is out
         assert torch.equal(out.view(word), want)
+
+
+def test_the_host_program_under_a_default_device_and_big() -> None:
+    """A default device changes nothing (the output is `x`'s); a big output goes on threads."""
+    torch = pytest.importorskip("torch")
+    x = torch.arange(6, dtype=torch.int32).reshape(2, 3)
+    with torch.device("meta"):
+        _check_host(x, (4, 5), torch.int32)
+    _check_host(x[:1], (1, 1_200_000), torch.int32)  # 14.4 MB: timed (under 16 MiB), threads
 
 
 def test_the_host_program_keeps_pytorch_s_own_contracts() -> None:
@@ -601,12 +632,9 @@ def test_the_host_program_keeps_pytorch_s_own_contracts() -> None:
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    backend = _backends.load("torch")
     shape, reps = SHORT_RUNS
     x = torch.arange(math.prod(shape), dtype=torch.float32).reshape(shape)
-    host = _program.plan(backend.layout(x), reps, backend.model.host, True,  # type: ignore[arg-type, misc]
-                         frozenset({"native"}))._replace(name="host")  # fmt: skip
-    call = _run.compile_program(host, backend, backend.xp)
+    call = _host(x, reps)[1]
     want = torch.tile(x, reps)
     out = torch.empty(want.shape)
     weights = torch.ones(want.shape, requires_grad=True)
