@@ -150,11 +150,8 @@ def tiled_shape(dims: tuple[int | None, ...], reps: Shape, /, *, op: str) -> tup
     big = [v for v in (*reps, *out) if type(v) is int and v > INT64_MAX]  # a symbol: as it runs
     too_many = all(type(v) is int for v in out) and math.prod(out) > INT64_MAX
     if big or too_many:
-        what = (
-            "has more elements than int64 can count"
-            if too_many
-            else f"holds {big[0]}, past int64's maximum"
-        )
+        many = "has more elements than int64 can count"
+        what = many if too_many else f"holds {big[0]}, past int64's maximum"
         msg = f"{op}: the output shape {out} (`repeats` {reps}) {what} ({INT64_MAX})."
         raise ValueError(msg)
     return out
@@ -214,13 +211,10 @@ def tile(
     out_shape = tuple(map(operator.mul, shape, full))
     # past int64: a repeat, or the bytes of the axes as allocators count them (which
     # bound the elements); a symbolic size is checked as it runs (under Dynamo, all)
-    if (
-        not _backends.compiling()
-        and all(type(v) is int for v in (*out_shape, *full))
-        and (
-            max((0, *full)) > INT64_MAX
-            or math.prod([d for d in out_shape if d]) * _itemsize(x.dtype, xp) > INT64_MAX
-        )
+    ints = not _backends.compiling() and all(type(v) is int for v in (*out_shape, *full))
+    if ints and (
+        max((0, *full)) > INT64_MAX
+        or math.prod([d for d in out_shape if d]) * _itemsize(x.dtype, xp) > INT64_MAX
     ):
         tiled_shape(shape, full, op=op)  # raises where the element count is past int64
         msg = f"{op}: the output shape {out_shape} spans more bytes than int64 can count."
@@ -272,10 +266,8 @@ def _allocating(
     try:
         return run(x, out)
     except (MemoryError, RuntimeError) as e:
-        text = str(e).lower()
-        if not (
-            isinstance(e, MemoryError) or "can't allocate memory" in text or "out of memory" in text
-        ):
+        oom = "can't allocate memory" in (text := str(e).lower()) or "out of memory" in text
+        if not (isinstance(e, MemoryError) or oom):
             raise
         nbytes = f"{math.prod(out_shape) * _itemsize(x.dtype, xp):_} bytes".replace("_", ",")
         said = "" if type(e).__module__.startswith("numpy") else str(e).strip().partition("\n")[0]

@@ -217,10 +217,9 @@ def _charge(m: Model, kind: str, work: Work, /) -> float:
 
 def features(program: Program, layout: Layout, m: Model, /) -> list[tuple[str, Work]]:
     """Each step's kind (of `KINDS`) and work (inner loops, elements, bytes) by `m`'s backend."""
-    itemsize, out_shape = layout.itemsize, program.out_shape
+    itemsize, out_shape, split = layout.itemsize, program.out_shape, m.split != NONE
     src = _promote_strides(layout, len(program.shape))  # the array so far's, in bytes
     steps: list[tuple[str, Work]] = []
-    split = m.split != NONE
     for step in program.steps:
         if isinstance(step, Copy):
             made = _tiled(step.shape, step.reps)
@@ -454,11 +453,9 @@ def _staged(
             source = (*new[:a], r % k * shape[a], *new[a + 1 :])
             tail = (*whole[:a], 1, *whole[a + 1 :])
             into = tuple((0, v) for v in out_shape)
-            rest = (
-                Copy(new, whole, (*into[:a], (0, at), *into[a + 1 :])),
-                Copy(source, tail, (*into[:a], (at, out_shape[a]), *into[a + 1 :]), source),
-            )
-            found.append(base._replace(steps=(*steps, *rest), name="staged"))
+            wholes = Copy(new, whole, (*into[:a], (0, at), *into[a + 1 :]))  # r // k whole copies
+            rest = Copy(source, tail, (*into[:a], (at, out_shape[a]), *into[a + 1 :]), source)
+            found.append(base._replace(steps=(*steps, wholes, rest), name="staged"))
     return found
 
 
@@ -476,10 +473,8 @@ def _finals(
 
 def _one_axis(extents: Shape, out_extents: Shape, /) -> bool:
     """Whether places of `extents` in a C-ordered array of `out_extents` are one strided axis."""
-    axes = [i for i, e in enumerate(extents) if e != 1]
-    return all(
-        math.prod(out_extents[i + 1 : j + 1]) == extents[j] for i, j in itertools.pairwise(axes)
-    )
+    pairs = itertools.pairwise(i for i, e in enumerate(extents) if e != 1)
+    return all(math.prod(out_extents[i + 1 : j + 1]) == extents[j] for i, j in pairs)
 
 
 def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> list[Program]:

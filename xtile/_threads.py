@@ -109,8 +109,7 @@ def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
     if len(calls) > 1 and len(calls) > (n := min(count(), most)):  # in turns, `n` at once
         calls = [lambda g=calls[i::n]: [c() for c in g] for i in range(n)]  # type: ignore[misc]
     with _STATE.lock:
-        shared = not _STATE.busy and len(calls) > 1
-        if shared:
+        if shared := not _STATE.busy and len(calls) > 1:
             _STATE.busy = True
             _STATE.pool = _STATE.pool or ThreadPoolExecutor(_cpus(), thread_name_prefix="xtile")
     futures: list[Future[object]] = []

@@ -35,9 +35,8 @@ def _onnx_type(x: Array, xp: ArrayNamespace) -> str:
     if getattr(dtype, "name", None) == "bfloat16":  # ml_dtypes.bfloat16 on NumPy, Dask
         return "bfloat16"
     # tensor(string) is any NumPy text array, or an object array of str
-    if kind in {"U", "S", "T"} or (
-        kind == "O" and not is_lazy_array(x) and all(isinstance(v, str) for v in x.flat)
-    ):
+    strs = kind == "O" and not is_lazy_array(x) and all(isinstance(v, str) for v in x.flat)
+    if kind in {"U", "S", "T"} or strs:
         return "string"
     return str(dtype)
 
@@ -203,8 +202,7 @@ def tile_v1(
 
     def parse(tiles: object, x: Any, xp: Any, op: str) -> tuple[int, ...]:
         _check_type(x, 1, xp=xp)
-        n_tiles = _one_int(tiles, op=op, name="tiles")
-        ax = _one_int(axis, op=op, name="axis")
+        n_tiles, ax = _one_int(tiles, op=op, name="tiles"), _one_int(axis, op=op, name="axis")
         if not -x.ndim <= ax < x.ndim:
             msg = f"{op}: `axis` {ax} is out of range for an input of {x.ndim} dimensions."
             raise ValueError(msg)
