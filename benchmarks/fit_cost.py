@@ -19,10 +19,11 @@ by index), ``--cases big`` outputs of `Model.big` bytes or more, half the sweep'
 ``--only KINDS`` fits only those kinds' prices, the others kept at the backend's own;
 ``--only memory`` only the byte prices of big steps, each chosen from a grid for the
 fastest picks on the fitted cases. ``torch-cuda``
-times and fits the prices of PyTorch's `DEVICE` model, on the GPU. Usage::
+and ``cupy`` time and fit the prices of a GPU (`xtile._backends.DEVICE`, CuPy's as
+PyTorch's without the steps it lacks). Usage::
 
-    python benchmarks/fit_cost.py [--backend numpy|torch|torch-cuda] [--n 80] [--seed 1] [--check 2]
-        [--cases sweep|gen2|big|split] [--only split,...|memory] [--data FILE]
+    python benchmarks/fit_cost.py [--backend numpy|torch|torch-cuda|cupy] [--n 80] [--seed 1]
+        [--check 2] [--cases sweep|gen2|big|split] [--only split,...|memory] [--data FILE]
 """
 
 import argparse
@@ -100,6 +101,11 @@ def _measure(
         asarray = lambda a: torch.from_numpy(a).to(device)  # noqa: E731
         if device != "cpu":
             sync = lambda _: torch.cuda.synchronize()  # noqa: E731
+    elif backend.name == "cupy":
+        import cupy
+
+        asarray = cupy.asarray
+        sync = lambda _: cupy.cuda.get_current_stream().synchronize()  # noqa: E731
     found = []
     for i, c in enumerate(cases):
         print(f"\r{backend.name}: case {i + 1}/{len(cases)}", end="", flush=True)
@@ -221,7 +227,9 @@ def _memory(data: Any, model: _program.Model, kinds: list[str]) -> _program.Mode
 def main() -> None:
     """Time, fit, judge, print."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--backend", default="numpy", choices=["numpy", "torch", "torch-cuda"])
+    parser.add_argument(
+        "--backend", default="numpy", choices=["numpy", "torch", "torch-cuda", "cupy"]
+    )
     parser.add_argument("--n", type=int, default=80)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--check", type=int, default=2, help="the seed of the cases judged")
@@ -231,7 +239,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="the kinds to fit (default: all), or memory")
     args = parser.parse_args()
     name, _, device = args.backend.partition("-")
-    backend, device = load(name), device or "cpu"
+    backend, device = load(name), device or ("cuda" if name == "cupy" else "cpu")
     model = backend.model if device == "cpu" else backend.device
     big = model.big
     if args.data and Path(args.data).exists():

@@ -26,7 +26,7 @@ def test_backend(backend: Backend) -> None:
 
 
 def test_cupy_one_copy_kept_and_out_apart() -> None:
-    """CuPy's model has no prices: one copy, kept per layout; `out` is refused on `x`'s memory."""
+    """A small CuPy tile: one copy, kept per layout; `out` is refused on `x`'s memory."""
     cp = pytest.importorskip("cupy")
     Backend.CUPY.load_or_skip()
     base = cp.arange(24, dtype=cp.float32).reshape(4, 6)
@@ -42,3 +42,21 @@ def test_cupy_one_copy_kept_and_out_apart() -> None:
         assert same_bits(to_numpy(out), to_numpy(y))
     with pytest.raises(ValueError, match="shares memory"):
         xtile.tile(x, (1, 1), out=base[:, ::2])
+
+
+def test_cupy_moves_long_runs_as_16_byte_items() -> None:
+    """A big CuPy tile by GPU prices: runs as `complex128`; unaligned, element by element."""
+    cp = pytest.importorskip("cupy")
+    Backend.CUPY.load_or_skip()
+    a = np.arange(1001 * 1000, dtype=np.float32)
+    flat = cp.asarray(a)
+    for start in (0, 1):  # 4 bytes off: no 16-byte items, the same program
+        x = flat[start : start + 10**6].reshape(1000, 1000)
+        want = np.tile(a[start : start + 10**6].reshape(1000, 1000), (4, 4))
+        layout = xtile._backends.load("cupy").layout(x)  # type: ignore[misc]
+        for out in (None, cp.empty((4000, 4000), cp.float32)):
+            got = xtile.tile(x, (4, 4), out=out)
+            assert got is out or out is None
+            assert same_bits(to_numpy(got), want)
+            program, _ = xtile._run.KEPT[("cupy", layout, (4, 4), True, frozenset())]
+            assert [s.item for s in program.steps] == [16], program

@@ -15,8 +15,9 @@ import xtile
 from xtile import _backends, _program, _run
 from xtile._cli._main import describe
 from xtile._program import NONE, Copy, Layout, Model, Program, Repeat, Replicate, Whole
-from xtile._testing import STRATEGIES, switched_off, to_numpy
+from xtile._testing import STRATEGIES, Backend, switched_off, to_numpy
 
+from .conftest import absent
 from .test_gather import strided_corner_items
 
 NUMPY = _backends.load("numpy")
@@ -62,10 +63,15 @@ def _out_like(program: Program, x: Any, fresh: bool) -> Any:
         import torch
 
         if fresh:
-            return torch.full(shape, SENTINEL, dtype=x.dtype)
-        return torch.full(shape[::-1], SENTINEL, dtype=x.dtype).permute(
+            return torch.full(shape, SENTINEL, dtype=x.dtype, device=x.device)
+        return torch.full(shape[::-1], SENTINEL, dtype=x.dtype, device=x.device).permute(
             tuple(reversed(range(len(shape))))
         )
+    if type(x).__module__.startswith("cupy"):
+        import cupy
+
+        out = cupy.full(shape if fresh else shape[::-1], SENTINEL, x.dtype)
+        return out if fresh else out.T
     if isinstance(x, np.ndarray):
         if fresh:
             return np.full(shape, SENTINEL, dtype=x.dtype)
@@ -547,6 +553,25 @@ def test_the_sentinel_catches_a_dropped_step() -> None:
         _check(short, x, NUMPY, NUMPY.xp, True)
 
 
+def _gpus_for(
+    shape: tuple[int, ...], itemsize: int, offset: bool, transposed: bool
+) -> list[tuple[Any, _backends.Backend, Any, Layout, Model]]:
+    """(array, backend, namespace, layout, model) on each GPU backend here: an `_array`."""
+    found = []
+    for gpu in (Backend.TORCH_CUDA, Backend.CUPY):
+        if gpu not in absent():
+            xp, device = gpu.load()
+            flat = xp.asarray(_array((math.prod(shape) + offset,), itemsize), device=device)
+            a = xp.reshape(flat[offset:], shape)  # `offset`: one element off its allocation
+            if transposed:  # Fortran order
+                axes = tuple(reversed(range(len(shape))))
+                a = xp.permute_dims(xp.asarray(xp.permute_dims(a, axes), copy=True), axes)
+            backend = _backends.load(gpu.modname)
+            layout = backend.layout(a)  # type: ignore[misc]
+            found.append((a, backend, backend.xp, layout, backend.device))
+    return found
+
+
 def _backends_for(x: Any) -> list[tuple[Any, _backends.Backend, Any, Layout, Model]]:
     """(array, backend, namespace, layout, model) of every backend that runs programs here."""
     layout = NUMPY.layout(x)
@@ -609,13 +634,52 @@ def test_every_program_tiles_right(
     x = _array(shape, itemsize)
     if transposed:
         x = x.T.copy().T  # Fortran order: the same values, other strides
+    _every_program(_backends_for(x), reps, fresh, past_caches)
+
+
+def _every_program(
+    found: list[tuple[Any, _backends.Backend, Any, Layout, Model]],
+    reps: tuple[int, ...],
+    fresh: bool,
+    past_caches: bool,
+) -> None:
+    """Every candidate of each of `found`'s models, its stage 512 bytes, checked by `_check`."""
     with pytest.MonkeyPatch.context() as m:
         m.setattr(_program, "STAGE_BYTES", 1 << 9)
-        for a, backend, xp, layout, model in _backends_for(x):
+        for a, backend, xp, layout, model in found:
             small = model._replace(stage=1 << 9, big=1 if past_caches else model.big)
             for program in _program.candidates(layout, reps, small, fresh):
                 assert program.name in NAMES
                 _check(program, a, backend, xp, fresh)
+
+
+@given(
+    shape=shapes,
+    reps=st.lists(st.sampled_from([0, 1, 2, 3, 5, 7, 64]), min_size=0, max_size=4).map(tuple),
+    itemsize=st.sampled_from([1, 2, 4, 16]),
+    offset=st.booleans(),
+    transposed=st.booleans(),
+    fresh=st.booleans(),
+)
+def test_every_program_tiles_right_on_a_gpu(
+    shape: tuple[int, ...],
+    reps: tuple[int, ...],
+    itemsize: int,
+    offset: bool,
+    transposed: bool,
+    fresh: bool,
+) -> None:
+    """
+    Every candidate of a GPU's model (PyTorch's, CuPy's) writes `numpy.tile`'s every byte.
+
+    Runs move as items of up to 16 bytes where both sides align to them: an input one
+    element off its allocation's start (`offset`) moves them element by element.
+    """
+    full_shape, full_reps = _program.promote(shape, reps)
+    assume(math.prod(full_shape) * math.prod(full_reps) < 1 << 18)
+    if not (found := _gpus_for(shape, itemsize, offset, transposed)):
+        pytest.skip("no CUDA device (PyTorch's, CuPy's)")
+    _every_program(found, reps, fresh, False)
 
 
 def test_past_the_rank_one_copy_of_fewer_axes() -> None:

@@ -12,8 +12,8 @@ import array_api_compat
 from .._program import MAX_DIMS, Copy, Layout, Model, Program, Repeat, Replicate
 
 __all__ = [
-    "LIBRARIES", "MUTABLE", "STANDARD", "Backend", "check_apart", "compiling", "library", "load",
-    "of", "overlaps_itself", "symbolic",
+    "DEVICE", "LIBRARIES", "MUTABLE", "STANDARD", "Backend", "check_apart", "compiling", "library",
+    "load", "of", "overlaps_itself", "symbolic",
 ]  # fmt: skip
 
 Array = Any
@@ -47,6 +47,16 @@ class Backend(NamedTuple):
 
 
 STANDARD = Backend("standard")
+# a GPU's prices: benchmarks/fit_cost.py --backend torch-cuda, an H200 (big bytes: --cases big)
+DEVICE = Model(
+    copy=(2.03e4, 0.001027, 0.001483, 8.467e-05, 0.0001691),
+    item=(2.926e4, 0.0, 0.0007712, 5.234e-05, 5.234e-05),
+    replicate=(2.985e4, 0.001027, 0.0, 0.0004003, 0.0007995),
+    native=(2.661e4, 0.0, 0.0009559, 1.993e-05, 0.0003992),
+    words=frozenset({2, 4, 8, 16}),  # 16: as complex128
+    stage=1 << 22,  # a staged array of up to 4 MiB beside a device's output
+    interleaved=True,
+)
 
 
 class Library(NamedTuple):

@@ -1,20 +1,25 @@
-"""CuPy: the copy as `cupy.tile` makes it, by array methods (array-api-compat's cost host time)."""
+"""CuPy: the copy as `cupy.tile` makes it (by assignment), or of runs as wider items."""
 
+import math
 from typing import Any
 
 import array_api_compat.cupy as xp
 import cupy
 
-from .._program import Copy, Layout, view_shapes
-from . import Backend, Call, check_apart
+from .._program import NONE, Copy, Layout, view_shapes
+from . import DEVICE, Backend, Call, check_apart
 
 __all__ = ["BACKEND"]
 
+_WORDS = {2: cupy.int16, 4: cupy.int32, 8: cupy.int64, 16: cupy.complex128}  # bit for bit
+_shared = cupy.may_share_memory  # whether two arrays' spans of memory overlap
+
 
 def _copy(step: Copy, /) -> Call:
-    """The broadcast view copied into a new C-ordered array on `x`'s device (or `dest`)."""
+    """The broadcast copy of `step` into a new C-ordered array on `x`'s device (or `dest`)."""
     spread, view_shape = view_shapes(step.shape, step.reps)
     out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
+    last = max((i for i, r in enumerate(step.reps) if r != 1), default=0)
 
     def copy(x: Any, dest: Any) -> Any:
         if dest is not None and not dest.flags.c_contiguous:
@@ -24,33 +29,38 @@ def _copy(step: Copy, /) -> Call:
             with x.device:
                 return copy(x, dest)
         into = cupy.empty(out_shape, x.dtype) if dest is None else dest
+        src, dst, shapes = x, into, (spread, view_shape)
+        if step.item:  # runs as items, where both sides align to them
+            words = [_words(t, last, step.item) for t in (x, into)]
+            if all(w is not None for w in words):
+                (src, dst), runs = words, words[0].shape[-1]
+                shapes = view_shapes((*step.shape[:last], runs), step.reps[: last + 1])
         if into.size:
-            cupy.copyto(into.reshape(view_shape), x.reshape(spread))
+            dst.reshape(shapes[1])[...] = src.reshape(shapes[0])  # (`copyto`: slower to call)
         return into
 
     return copy
 
 
-def _overlap(a: Any, b: Any, /) -> bool:
-    """Whether the memory spans of `a` and `b` overlap (a bound: strided views may not)."""
-
-    def span(t: Any) -> tuple[int, int]:
-        ends = [(d - 1) * st for d, st in zip(t.shape, t.strides, strict=True)]
-        low = t.data.ptr + sum(e for e in ends if e < 0)
-        return low, t.data.ptr + sum(e for e in ends if e > 0) + t.itemsize
-
-    (a0, a1), (b0, b1) = span(a), span(b)
-    return bool(a.size and b.size) and a0 < b1 and b0 < a1
+def _words(t: Any, last: int, item: int, /) -> Any:
+    """`t`'s axes from `last` (contiguous) as one of integers of `item` bytes; None if unaligned."""
+    if t.data.ptr % item or any(st % item for st in t.strides[:last]):
+        return None
+    shape = (*t.shape[:last], math.prod(t.shape[last:]) * t.itemsize // item)
+    return cupy.ndarray(shape, _WORDS[item], t.data, strides=(*t.strides[:last], item))
 
 
 BACKEND = Backend(
     "cupy",
+    device=DEVICE._replace(replicate=NONE, native=NONE),  # PyTorch's prices of a GPU
     layout=lambda x: (  # shape, strides, element size: the plan cache's key
         tuple.__new__(Layout, (x.shape, x.strides, x.dtype.itemsize, True, True, False, 1))
         if type(x) is cupy.ndarray
         else None
     ),
     copy=_copy,
-    check_out=lambda x, o, op, seen: check_apart(x, o, op, o.strides, o.itemsize, _overlap, seen),
+    check_out=lambda x, o, op, seen: check_apart(
+        x, o, op, o.strides, o.itemsize, cupy.may_share_memory, seen
+    ),
     xp=xp,
 )

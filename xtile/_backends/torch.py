@@ -13,7 +13,7 @@ import torch
 from torch.autograd import forward_ad
 
 from .._program import Copy, Layout, Model, Program, Replicate, view_shapes
-from . import Backend, Call, check_apart
+from . import DEVICE, Backend, Call, check_apart
 
 __all__ = ["BACKEND"]
 
@@ -208,15 +208,6 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     interleaved=True,
     timed=1 << 24,  # a bigger output's first calls fault its pages in (docs/performance.md)
     host=_numpy.MODEL if _numpy else None,
-)
-DEVICE = Model(  # benchmarks/fit_cost.py --backend torch-cuda, an H200 (big bytes: --cases big)
-    copy=(2.03e4, 0.001027, 0.001483, 8.467e-05, 0.0001691),
-    item=(2.926e4, 0.0, 0.0007712, 5.234e-05, 5.234e-05),
-    replicate=(2.985e4, 0.001027, 0.0, 0.0004003, 0.0007995),
-    native=(2.661e4, 0.0, 0.0009559, 1.993e-05, 0.0003992),
-    words=frozenset(_WORDS) - {1},
-    stage=1 << 22,  # a staged array of up to 4 MiB beside a device's output
-    interleaved=True,
 )
 BACKEND = Backend(
     "torch",
