@@ -44,6 +44,17 @@ def test_cupy_one_copy_kept_and_out_apart() -> None:
         xtile.tile(x, (1, 1), out=base[:, ::2])
 
 
+def test_cupy_out_apart_across_owners() -> None:
+    """Two CuPy arrays over one buffer by DLPack (two owners): an overlapping `out` is refused."""
+    cp = pytest.importorskip("cupy")
+    Backend.CUPY.load_or_skip()
+    base = cp.arange(100, dtype=cp.float32)
+    x, out = cp.from_dlpack(base[:50]), cp.from_dlpack(base[10:60])
+    with pytest.raises(ValueError, match="shares memory"):
+        xtile.tile(x, 1, out=out)
+    assert same_bits(to_numpy(base), np.arange(100, dtype=np.float32))  # nothing written
+
+
 def test_cupy_moves_long_runs_as_16_byte_items() -> None:
     """A big CuPy tile by GPU prices: runs as `complex128`; unaligned, element by element."""
     cp = pytest.importorskip("cupy")

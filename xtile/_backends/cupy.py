@@ -12,7 +12,6 @@ from . import DEVICE, Backend, Call, check_apart
 __all__ = ["BACKEND"]
 
 _WORDS = {2: cupy.int16, 4: cupy.int32, 8: cupy.int64, 16: cupy.complex128}  # bit for bit
-_shared = cupy.may_share_memory  # whether two arrays' spans of memory overlap
 
 
 def _copy(step: Copy, /) -> Call:
@@ -31,7 +30,7 @@ def _copy(step: Copy, /) -> Call:
         into = cupy.empty(out_shape, x.dtype) if dest is None else dest
         src, dst, shapes = x, into, (spread, view_shape)
         if step.item:  # runs as items, where both sides align to them
-            words = [_words(t, last, step.item) for t in (x, into)]
+            words = [_words(t, last, step.item) for t in (x.reshape(step.shape), into)]
             if all(w is not None for w in words):
                 (src, dst), runs = words, words[0].shape[-1]
                 shapes = view_shapes((*step.shape[:last], runs), step.reps[: last + 1])
@@ -48,6 +47,16 @@ def _words(t: Any, last: int, item: int, /) -> Any:
         return None
     shape = (*t.shape[:last], math.prod(t.shape[last:]) * t.itemsize // item)
     return cupy.ndarray(shape, _WORDS[item], t.data, strides=(*t.strides[:last], item))
+
+
+def _overlap(a: Any, b: Any, /) -> bool:
+    """Whether the memory spans of `a` and `b` overlap (a bound: strided views may not)."""
+    # (not `cupy.may_share_memory`: arrays of two owners, DLPack's, are apart to it)
+    # each one's lowest element's first byte (`lo`), and the byte past its highest's last
+    ends = [[(d - 1) * st for d, st in zip(t.shape, t.strides, strict=True)] for t in (a, b)]
+    lo = [t.data.ptr + sum(min(v, 0) for v in e) for t, e in zip((a, b), ends, strict=True)]
+    hi = [o + sum(map(abs, e)) + t.itemsize for o, e, t in zip(lo, ends, (a, b), strict=True)]
+    return bool(a.size and b.size) and lo[0] < hi[1] and lo[1] < hi[0]
 
 
 BACKEND = Backend(
