@@ -20,6 +20,8 @@ class TestOutOfMemory:
         if library not in EAGER:
             pytest.skip("lazy or not run here")
         x = make(np.ones((1000, 1000), dtype=np.float32))
+        if library is Backend.JAX:  # an input still in transfer defers the tile's allocation
+            x.block_until_ready()  # (and its failure) to the first wait: docs/errors.md
         shape = (1000 * reps[0], 1000 * reps[1])
         nbytes = f"{shape[0] * shape[1] * 4:_}".replace("_", ",")
         with pytest.raises(MemoryError, match=re.escape(f"{shape} and dtype")) as info:
