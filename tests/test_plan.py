@@ -653,6 +653,9 @@ def _every_program(
                 _check(program, a, backend, xp, fresh)
 
 
+@pytest.mark.skipif(
+    Backend.TORCH_CUDA in absent() and Backend.CUPY in absent(), reason="no CUDA device"
+)
 # more repeats than axes: the runs' axes counted in the promoted shape (a defect once)
 @example(shape=(2, 4), reps=(1, 2, 1), itemsize=4, offset=False, transposed=False, fresh=True)
 @given(
@@ -679,9 +682,7 @@ def test_every_program_tiles_right_on_a_gpu(
     """
     full_shape, full_reps = _program.promote(shape, reps)
     assume(math.prod(full_shape) * math.prod(full_reps) < 1 << 18)
-    if not (found := _gpus_for(shape, itemsize, offset, transposed)):
-        pytest.skip("no CUDA device (PyTorch's, CuPy's)")
-    _every_program(found, reps, fresh, False)
+    _every_program(_gpus_for(shape, itemsize, offset, transposed), reps, fresh, False)
 
 
 def test_past_the_rank_one_copy_of_fewer_axes() -> None:

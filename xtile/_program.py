@@ -342,7 +342,7 @@ def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Pr
     found = [one]
     for c in _items(shape, strides, reps, layout, m, fresh):
         found.append(one._replace(steps=(c,), name="gather" if c.gather else "bytes"))
-    if any(m.copy):  # a model without prices (array-api-strict's, CuPy's) takes one copy
+    if any(m.copy):  # a model without prices (array-api-strict's) takes one copy
         # the native program writes into a fresh output only; NumPy's chain of repeats
         # takes a C-ordered input only
         if fresh and m.native != NONE:
