@@ -52,22 +52,23 @@ def _words(t: Any, last: int, item: int, /) -> Any:
 def _overlap(a: Any, b: Any, /) -> bool:
     """Whether the memory spans of `a` and `b` overlap (a bound: strided views may not)."""
     # (not `cupy.may_share_memory`: arrays of two owners, DLPack's, are apart to it)
-    # each one's lowest element's first byte (`lo`), and the byte past its highest's last
-    ends = [[(d - 1) * st for d, st in zip(t.shape, t.strides, strict=True)] for t in (a, b)]
-    lo = [t.data.ptr + sum(min(v, 0) for v in e) for t, e in zip((a, b), ends, strict=True)]
-    hi = [o + sum(map(abs, e)) + t.itemsize for o, e, t in zip(lo, ends, (a, b), strict=True)]
-    return bool(a.size and b.size) and lo[0] < hi[1] and lo[1] < hi[0]
+
+    def span(t: Any) -> tuple[int, int]:
+        ends = [(d - 1) * st for d, st in zip(t.shape, t.strides, strict=True)]
+        low = t.data.ptr + sum(e for e in ends if e < 0)
+        return low, t.data.ptr + sum(e for e in ends if e > 0) + t.itemsize
+
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return bool(a.size and b.size) and a0 < b1 and b0 < a1
 
 
 BACKEND = Backend(
-    "cupy",
-    device=DEVICE._replace(replicate=NONE, native=NONE),  # PyTorch's prices of a GPU
+    "cupy", device=DEVICE._replace(replicate=NONE, native=NONE),  # PyTorch's prices of a GPU
     layout=lambda x: (  # shape, strides, element size: the plan cache's key
         tuple.__new__(Layout, (x.shape, x.strides, x.dtype.itemsize, True, True, False, 1))
-        if type(x) is cupy.ndarray
-        else None
+        if type(x) is cupy.ndarray else None
     ),
     copy=_copy,
     check_out=lambda x, o, op, seen: check_apart(x, o, op, o.strides, o.itemsize, _overlap, seen),
     xp=xp,
-)
+)  # fmt: skip
