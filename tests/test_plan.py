@@ -554,21 +554,29 @@ def test_the_sentinel_catches_a_dropped_step() -> None:
 
 
 def _gpus_for(
-    shape: tuple[int, ...], itemsize: int, offset: bool, transposed: bool
+    shape: tuple[int, ...],
+    itemsize: int,
+    layout: str,
+    gpus: Any = (Backend.TORCH_CUDA, Backend.CUPY),
 ) -> list[tuple[Any, _backends.Backend, Any, Layout, Model]]:
-    """(array, backend, namespace, layout, model) on each GPU backend here: an `_array`."""
+    """(array, backend, namespace, layout, model) on each of `gpus` here, `_array`s of `layout`."""
     found = []
-    for gpu in (Backend.TORCH_CUDA, Backend.CUPY):
-        if gpu not in absent():
-            xp, device = gpu.load()
-            flat = xp.asarray(_array((math.prod(shape) + offset,), itemsize), device=device)
-            a = xp.reshape(flat[offset:], shape)  # `offset`: one element off its allocation
-            if transposed:  # Fortran order
-                axes = tuple(reversed(range(len(shape))))
-                a = xp.permute_dims(xp.asarray(xp.permute_dims(a, axes), copy=True), axes)
-            backend = _backends.load(gpu.modname)
-            layout = backend.layout(a)  # type: ignore[misc]
-            found.append((a, backend, backend.xp, layout, backend.device))
+    for gpu in (g for g in gpus if g not in absent()):
+        xp, device = gpu.load()
+        a = xp.asarray(_array((1 + math.prod(shape),), itemsize), device=device)
+        a = xp.reshape(a[1:] if layout == "offset" else a[:-1], shape)  # one element off, or not
+        if layout == "fortran" and shape:
+            axes = tuple(reversed(range(len(shape))))
+            a = xp.permute_dims(xp.asarray(xp.permute_dims(a, axes), copy=True), axes)
+        elif layout == "steps" and shape:  # every other element of a last axis twice as long
+            a = xp.asarray(_array((*shape[:-1], 2 * shape[-1]), itemsize), device=device)[..., ::2]
+        elif layout == "expanded" and shape:  # stride 0 on the first axis
+            a = xp.broadcast_to(xp.asarray(_array((1, *shape[1:]), itemsize), device=device), shape)
+        elif layout == "reversed" and shape and gpu is Backend.CUPY:  # negative strides
+            a = a[::-1]
+        backend = _backends.load(gpu.modname)
+        layout_ = backend.layout(a)  # type: ignore[misc]
+        found.append((a, backend, backend.xp, layout_, backend.device))
     return found
 
 
@@ -603,13 +611,15 @@ def _backends_for(x: Any) -> list[tuple[Any, _backends.Backend, Any, Layout, Mod
 
 
 shapes = st.lists(st.integers(1, 6), min_size=0, max_size=4).map(tuple)
+itemsizes = st.sampled_from([1, 2, 4, 16])
+GPU_LAYOUTS = ["contiguous", "offset", "fortran", "steps", "expanded", "reversed"]
 
 
 @pytest.mark.usefixtures("slabs")
 @given(
     shape=shapes,
     reps=st.lists(st.sampled_from([0, 1, 2, 3, 5, 7, 64, 301]), min_size=0, max_size=4).map(tuple),
-    itemsize=st.sampled_from([1, 2, 4, 16]),
+    itemsize=itemsizes,
     transposed=st.booleans(),
     fresh=st.booleans(),
     past_caches=st.booleans(),
@@ -657,32 +667,27 @@ def _every_program(
     Backend.TORCH_CUDA in absent() and Backend.CUPY in absent(), reason="no CUDA device"
 )
 # more repeats than axes: the runs' axes counted in the promoted shape (a defect once)
-@example(shape=(2, 4), reps=(1, 2, 1), itemsize=4, offset=False, transposed=False, fresh=True)
+@example(shape=(2, 4), reps=(1, 2, 1), itemsize=4, layout="contiguous", fresh=True)
 @given(
     shape=shapes,
     reps=st.lists(st.sampled_from([0, 1, 2, 3, 5, 7, 64]), min_size=0, max_size=4).map(tuple),
-    itemsize=st.sampled_from([1, 2, 4, 16]),
-    offset=st.booleans(),
-    transposed=st.booleans(),
+    itemsize=itemsizes,
+    layout=st.sampled_from(GPU_LAYOUTS),
     fresh=st.booleans(),
 )
 def test_every_program_tiles_right_on_a_gpu(
-    shape: tuple[int, ...],
-    reps: tuple[int, ...],
-    itemsize: int,
-    offset: bool,
-    transposed: bool,
-    fresh: bool,
+    shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int, layout: str, fresh: bool
 ) -> None:
     """
     Every candidate of a GPU's model (PyTorch's, CuPy's) writes `numpy.tile`'s every byte.
 
     Runs move as items of up to 16 bytes where both sides align to them: an input one
-    element off its allocation's start (`offset`) moves them element by element.
+    element off its allocation's start (`offset`) moves them element by element. Inputs
+    also come Fortran-ordered, with gaps, expanded (stride 0) and, on CuPy, reversed.
     """
     full_shape, full_reps = _program.promote(shape, reps)
     assume(math.prod(full_shape) * math.prod(full_reps) < 1 << 18)
-    _every_program(_gpus_for(shape, itemsize, offset, transposed), reps, fresh, False)
+    _every_program(_gpus_for(shape, itemsize, layout), reps, fresh, False)
 
 
 def test_past_the_rank_one_copy_of_fewer_axes() -> None:
