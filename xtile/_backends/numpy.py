@@ -1,5 +1,6 @@
 """NumPy: `numpy.copyto` into views, runs moved as one item, copies in place, `numpy.repeat`."""
 
+import ctypes
 import functools
 import itertools
 import math
@@ -127,8 +128,9 @@ def _at(n: int, base: Any, src: Any, sign: int = 1, /) -> Any:
     # g / 2 keeps each far above its source (4K aliasing: 10x slower) and at its place in a
     # 64-byte line (elsewhere a long run copies at half speed)
     buf = np.empty(n + 4096, np.uint8)  # room to start at any place in a page
-    at = base.ctypes.data + sign * (math.gcd(src.nbytes, 4096) // 2 & -64) - buf.ctypes.data
-    return buf[at % 4096 & -16 :][:n]  # -16: aligned for any dtype
+    gap = sign * (math.gcd(src.nbytes, 4096) // 2 & -64)  # `buf`'s address 3x faster by ctypes
+    at = (base.ctypes.data + gap - ctypes.addressof(ctypes.c_char.from_buffer(buf))) % 4096 & -16
+    return buf[at : at + n]  # -16: aligned for any dtype
 
 
 def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> None:
