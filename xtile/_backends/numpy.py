@@ -110,27 +110,27 @@ def _placed(shape: tuple[int, ...], dtype: Any, src: Any, n: int, /) -> Any:
     small = n < 1 << 20 or (n < MODEL.big and src.nbytes % 4096)
     if small or src.nbytes % 64 or dtype.hasobject:
         return np.empty(shape, dtype)
-    return _at(n, src, src).view(dtype).reshape(shape)
+    return _at(shape, dtype, n, src, src)
 
 
 def _read_apart(src: Any, dest: Any, size: int, /) -> Any:
     """`src`; read into big `dest` (`size` items) where small, a copy `_placed`'s gap below it."""
     if src.nbytes > STAGE_BYTES or src.dtype.hasobject or size * src.itemsize < MODEL.big:
         return src
-    moved = _at(src.nbytes, dest, src, -1).view(src.dtype).reshape(src.shape)
+    moved = _at(src.shape, src.dtype, src.nbytes, dest, src, -1)
     np.copyto(moved, src)  # a staged array, or a small input: a few KiB
     return moved
 
 
-def _at(n: int, base: Any, src: Any, sign: int = 1, /) -> Any:
-    """A new buffer of `n` bytes, `sign` times the gap of a big copy from `src` off `base`."""
+def _at(shape: tuple[int, ...], dtype: Any, n: int, base: Any, src: Any, sign: int = 1, /) -> Any:
+    """A new array of `shape` (`n` bytes), `sign` times the gap of a copy from `src` off `base`."""
     # runs of the whole `src` land multiples of g = gcd(its bytes, 4 KiB) apart, mod 4 KiB:
     # g / 2 keeps each far above its source (4K aliasing: 10x slower) and at its place in a
     # 64-byte line (elsewhere a long run copies at half speed)
     buf = np.empty(n + 4096, np.uint8)  # room to start at any place in a page
-    gap = sign * (math.gcd(src.nbytes, 4096) // 2 & -64)  # `buf`'s address 3x faster by ctypes
-    at = (base.ctypes.data + gap - ctypes.addressof(ctypes.c_char.from_buffer(buf))) % 4096 & -16
-    return buf[at : at + n]  # -16: aligned for any dtype
+    here = ctypes.addressof(ctypes.c_char.from_buffer(buf.data))  # 3x faster than `buf.ctypes`
+    at = (base.ctypes.data + sign * (math.gcd(src.nbytes, 4096) // 2 & -64) - here) % 4096 & -16
+    return np.ndarray(shape, dtype, buf, at)  # -16: aligned for any dtype
 
 
 def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> None:
