@@ -154,8 +154,12 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
         numpy.layout(np.empty((16, 1), "int64")), (34147, 1), numpy.model, True
     )
     names = ", ".join(p.name for p in rivals)
-    assert note.startswith(f"  rivals: {names}, timed with the chosen by a process's first calls")
-    assert note.endswith("at any price, then the cheapest other priced within 1.5x of the chosen")
+    assert note.startswith(f"  rivals: {names}, timed with the chosen in a process's first calls")
+    assert note.endswith("; the fastest runs from then on")
+    assert lines[0] == (
+        "  (the rivals: two at most, of each other kind the cheapest priced within 1.5x of the "
+        "chosen, the native program first; NumPy's, its chain of repeats, at any price)"
+    )
     heads = [line for line in lines if not line.startswith("  ")]
     assert heads[0] == "chosen " + describe(chosen).partition("\n")[0]
     assert [h for h in heads if h.startswith("rival ")] == [
@@ -167,9 +171,9 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["explain", "2366,2,1,3", "3,2,1,1", "--backend", "torch"]) == 0
         header, note, *lines = capsys.readouterr().out.splitlines()
         assert note.startswith("  rivals: native, host, timed")
-        assert note.endswith("; host: NumPy's plan, run on the tensors' memory (where the "
-                             "chosen's runs average under 64 bytes, whose loops the prices "
-                             "underestimate)")  # fmt: skip
+        assert lines[1] == ("  (host: NumPy's plan, run on the tensors' memory, where the "
+                            "chosen's runs average under 64 bytes, whose loops the prices "
+                            "underestimate)")  # fmt: skip
         assert [h.partition(":")[0] for h in lines if h.startswith("rival ")] == [
             "rival native", "rival host"]  # fmt: skip
     assert main(["explain", "(100, 100, 3)", "10,10,10", "--backend", "numpy"]) == 0

@@ -276,18 +276,20 @@ def _explain(argv: list[str]) -> int:
         kept += " (the program this process's xtile.tile calls run)"
     if rivals:  # `xtile._run.compiled`
         print(
-            f"  rivals: {', '.join(p.name for p in rivals)}, timed with the chosen by a "
-            "process's first calls (in turns of three runs in a row, five runs and 100 us "
-            "each at least; the fastest runs from then on): NumPy's native program (its "
-            "chain of repeats) at any price, then the cheapest other "
-            f"priced within {_program.CLOSE}x of the chosen"
-            + (
-                "; host: NumPy's plan, run on the tensors' memory (where the chosen's runs "
-                "average under 64 bytes, whose loops the prices underestimate)"
-                if rivals[-1].name == "host"
-                else ""
-            )
+            f"  rivals: {', '.join(p.name for p in rivals)}, timed with the chosen in a "
+            "process's first calls (in turns of three runs in a row, until each has five runs "
+            "and 100 us in all); the fastest runs from then on"
         )
+        print(
+            "  (the rivals: two at most, of each other kind the cheapest priced within "
+            f"{_program.CLOSE}x of the chosen, the native program first; NumPy's, its chain of "
+            "repeats, at any price)"
+        )
+        if rivals[-1].name == "host":
+            print(
+                "  (host: NumPy's plan, run on the tensors' memory, where the chosen's runs "
+                "average under 64 bytes, whose loops the prices underestimate)"
+            )
         if kept:
             print(kept)
     elif model.timed and _program.ranked(layout, reps, model._replace(timed=1 << 63), True)[1:]:
