@@ -157,7 +157,7 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert note.startswith(f"  rivals: {names}, timed with the chosen in a process's first calls")
     assert note.endswith("; the fastest runs from then on")
     assert lines[0] == (
-        "  (the rivals: two at most, of each other kind the cheapest priced within 1.5x of the "
+        "  (the rivals: at most two other kinds, each its cheapest priced within 1.5x of the "
         "chosen, the native program first; NumPy's, its chain of repeats, at any price)"
     )
     heads = [line for line in lines if not line.startswith("  ")]
@@ -171,7 +171,7 @@ def test_explain(capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["explain", "2366,2,1,3", "3,2,1,1", "--backend", "torch"]) == 0
         header, note, *lines = capsys.readouterr().out.splitlines()
         assert note.startswith("  rivals: native, host, timed")
-        assert lines[1] == ("  (host: NumPy's plan, run on the tensors' memory, where the "
+        assert lines[1] == ("  (and host: NumPy's plan, run on the tensors' memory, where the "
                             "chosen's runs average under 64 bytes, whose loops the prices "
                             "underestimate)")  # fmt: skip
         assert [h.partition(":")[0] for h in lines if h.startswith("rival ")] == [

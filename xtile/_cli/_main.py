@@ -281,13 +281,13 @@ def _explain(argv: list[str]) -> int:
             "and 100 us in all); the fastest runs from then on"
         )
         print(
-            "  (the rivals: two at most, of each other kind the cheapest priced within "
+            "  (the rivals: at most two other kinds, each its cheapest priced within "
             f"{_program.CLOSE}x of the chosen, the native program first; NumPy's, its chain of "
             "repeats, at any price)"
         )
         if rivals[-1].name == "host":
             print(
-                "  (host: NumPy's plan, run on the tensors' memory, where the chosen's runs "
+                "  (and host: NumPy's plan, run on the tensors' memory, where the chosen's runs "
                 "average under 64 bytes, whose loops the prices underestimate)"
             )
         if kept:
