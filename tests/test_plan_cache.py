@@ -687,7 +687,10 @@ _HIDE_NUMPY = """if True:
 
 
 def test_torch_without_numpy_times_no_host() -> None:
-    """Where NumPy is not installed (PyTorch's is optional), PyTorch tiles by its own programs."""
+    """
+    Where NumPy is not installed (PyTorch's is optional), PyTorch tiles by its own programs;
+    ``python -m xtile`` refuses in one line, but shows its help.
+    """
     pytest.importorskip("torch")
     code = (
         _HIDE_NUMPY
@@ -713,6 +716,17 @@ def test_torch_without_numpy_times_no_host() -> None:
     assert done.stderr.strip() == (
         "python -m xtile needs NumPy: pip install numpy (xtile.tile itself does not)."
     )
+    for command in ([], ["bench"], ["explain"]):  # each one's --help is shown without NumPy
+        argv = ["xtile", *command, "--help"]
+        show = (
+            _HIDE_NUMPY
+            + f"import runpy; sys.argv = {argv}; runpy.run_module('xtile', run_name='__main__')"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", show], check=False, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith(" ".join(["usage: python -m xtile", *command]))
 
 
 def test_torch_autograd_inputs_are_not_timed() -> None:

@@ -1,12 +1,9 @@
 """``python -m xtile``: the self-check, ``bench`` and ``explain`` (`xtile._cli`)."""
 
-import importlib.util
 import os
 import sys
 
 if __name__ == "__main__":
-    if importlib.util.find_spec("numpy") is None:  # every command checks against NumPy's tile
-        sys.exit("python -m xtile needs NumPy: pip install numpy (xtile.tile itself does not).")
     from ._cli import main
 
     try:

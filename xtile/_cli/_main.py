@@ -10,6 +10,7 @@ reference. ``python -m xtile bench`` runs the benchmark suite instead.
 
 import argparse
 import importlib
+import importlib.util
 import math
 import secrets
 import sys
@@ -22,7 +23,7 @@ from typing import Any
 import xtile
 from xtile import _front, _program
 
-from .._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, _fuzz, _oracles, dtypes
+from .._testing import SPEC_EXAMPLES, Backend, BackendUnavailableError, _fuzz, dtypes
 
 # random cases per backend: the default run takes well under a minute on 2 cores, --full
 # about 6 minutes
@@ -40,6 +41,12 @@ def _legend(n: str) -> str:
         "table with its smallest failing form.",
         86,
     )
+
+
+def _needs_numpy() -> None:
+    """Exit with one line where NumPy, every command's reference, is not installed."""
+    if importlib.util.find_spec("numpy") is None:  # (its --help is shown without it)
+        sys.exit("python -m xtile needs NumPy: pip install numpy (xtile.tile itself does not).")
 
 
 def _count(least: int) -> Callable[[str], int]:
@@ -154,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
         help="the seed of the random cases, to replay a run (default: a new one, printed)",
     )
     args = parser.parse_args(argv)
+    _needs_numpy()
+    from .._testing import _oracles  # NumPy's
+
     seed = secrets.randbits(32) if args.seed is None else args.seed
     if args.cases is not None:
         cases, again = args.cases, f" --cases {args.cases}"
@@ -227,6 +237,7 @@ def _explain(argv: list[str]) -> int:
     )
     # a leading space keeps a negative value (-1,2) from reading as an option
     args = parser.parse_args([" " + a if a[:1] == "-" and a[1:2].isdigit() else a for a in argv])
+    _needs_numpy()
     try:
         _front.non_negative(args.shape, op="explain", name="shape")
         _front.non_negative(args.repeats, op="explain")
@@ -325,8 +336,6 @@ def _empty(backend: str, shape: tuple[int, ...], dtype: str, zeros: bool = False
 
 def _bench(argv: list[str]) -> int:
     """``python -m xtile bench``: time xtile, the native tile and a plain copy."""
-    import importlib.util
-
     from . import _bench
 
     parser = argparse.ArgumentParser(
@@ -360,6 +369,7 @@ def _bench(argv: list[str]) -> int:
     )
     parser.add_argument("--seed", type=int, help="the sweep's seed (default: a new one)")
     args = parser.parse_args(argv)
+    _needs_numpy()
     # refuse up front what would fail only after the whole run has been timed
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         parser.error('--plot needs matplotlib: pip install "xtile[bench]"')
