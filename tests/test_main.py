@@ -113,7 +113,39 @@ def test_help_is_plain_text() -> None:
 
 
 def test_bench_quick() -> None:
-    assert "geomean xtile/native" in _run("bench", "--quick")
+    out = _run("bench", "--quick", "--rerun", "1")
+    assert "geomean xtile/native" in out
+    assert "cases below 0.9 x/native, timed again" in out  # its cases, or "none"
+
+
+def test_rerun_times_the_slow_cases_again_in_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bench --rerun N``: each case under the line read N more times, and their median."""
+    from xtile._cli import _bench
+
+    cases = [_bench.Case((8, 8), (2, 2), "float32", "a"), _bench.Case((3,), (5,), "int8", "b")]
+    results = _bench.run(["numpy"], cases, repeat=1)
+    timed, run = [], _bench.run
+
+    def counted(backends: list[str], of: list[Any], repeat: int) -> list[Any]:
+        timed.append(of)
+        return run(backends, of, repeat)
+
+    monkeypatch.setattr(_bench, "run", counted)
+    readings = _bench.rerun(results, cases, 2, repeat=1, below=float("inf"))
+    assert timed == [[c] for c in cases] * 2  # a pass over all, then the next
+    assert [rs[0] for rs in readings] == results
+    assert [{(r.backend, r.case, r.dtype) for r in rs} for rs in readings] == [
+        {("numpy", r.case, r.dtype)} for r in results
+    ]
+    assert all(len(rs) == 3 for rs in readings)
+    lines = _bench.reruns(readings, below=float("inf")).splitlines()
+    ratios = [f"{r.vs_native:.2f}" for r in readings[1]]
+    assert lines[2].split(": ")[-1].split(" -> ")[0] == " ".join(ratios)
+    median = sorted(readings[1], key=lambda r: r.vs_native)[1].vs_native
+    assert lines[2].endswith(f" -> {median:.2f}")
+    assert lines[3].startswith("numpy: 2 of 2 below inf on the median, least median ")
+    assert _bench.rerun(results, cases, 2, repeat=1, below=0.0) == []
+    assert _bench.reruns([]).splitlines()[1:] == ["  none"]
 
 
 def test_explain(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,7 @@ is asked for.
 import csv
 import itertools
 import math
+import statistics
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -35,6 +36,8 @@ __all__ = [
     "copy_on_every_core",
     "fill",
     "plot",
+    "rerun",
+    "reruns",
     "run",
     "summary",
     "sweep_cases",
@@ -107,6 +110,11 @@ machine allows a tile against the native one), and the least x/bound on outputs 
 32 MB or more (where memory bandwidth dominates). With
 --sweep, a summary per backend follows: the same numbers, how many cases are below 0.9,
 and the cases slowest against the native tile.
+
+--rerun N times each case below 0.9 x/native N more times, in N passes over them all
+after the run (so that one case's readings lie apart in time), and prints each one's
+readings and their median: on a noisy machine one reading can be a slow phase, a page
+fault or an allocator's state, which a median of several tells from a loss.
 
 --csv writes the seconds per call (copy_s: the plain copy, bound_s: the buffer written by
 every core, native_s, xtile_s) and the ratios xtile_vs_native (x/native), xtile_vs_copy
@@ -624,6 +632,74 @@ def summary(results: list[Result], worst: int = 10) -> str:
             f"{r.out_bytes / 1e6:.2f} MB"
             for r in rs[:worst]
         ]
+    return "\n".join(lines)
+
+
+def rerun(
+    results: list[Result], cases: list[Case], times: int, repeat: int = 5, below: float = 0.9
+) -> list[list[Result]]:
+    """
+    Time each case below `below` x/native again, `times` times, in passes over them all.
+
+    Parameters
+    ----------
+    results : list of Result
+        From ``run(backends, cases)``: one per backend and case, in that order.
+    cases : list of Case
+        The cases of that run.
+    times : int
+        The readings to add to each.
+    repeat : int, optional
+        Samples per timing, as `run`'s.
+    below : float, optional
+        The x/native under which a case is timed again.
+
+    Returns
+    -------
+    list of list of Result
+        Per case timed again, in the order of `results`: its first reading, then the
+        new ones.
+    """
+    slow = [(r, cases[i % len(cases)]) for i, r in enumerate(results) if r.vs_native < below]
+    readings = [[r] for r, _ in slow]
+    for _ in range(times):  # a pass over all, then the next: a slow phase hits one reading
+        for (r, case), seen in zip(slow, readings, strict=True):
+            seen.extend(run([r.backend], [case], repeat))
+    return readings
+
+
+def reruns(readings: list[list[Result]], below: float = 0.9) -> str:
+    """
+    The readings of `rerun`: each case's x/native readings and median, then a count.
+
+    Parameters
+    ----------
+    readings : list of list of Result
+        From `rerun`.
+    below : float, optional
+        The x/native the count is of cases whose median stays under.
+
+    Returns
+    -------
+    str
+        A line per case, then one per backend.
+    """
+    lines = [f"cases below {below} x/native, timed again (x/native of each reading -> median):"]
+    medians: dict[str, list[float]] = {}
+    for rs in readings:
+        ratios = [r.vs_native for r in rs]
+        medians.setdefault(rs[0].backend, []).append(median := statistics.median(ratios))
+        lines.append(
+            f"  {rs[0].backend:<14} {rs[0].case} {rs[0].dtype}, {rs[0].out_bytes / 1e6:.2f} MB: "
+            f"{' '.join(f'{v:.2f}' for v in ratios)} -> {median:.2f}"
+        )
+    if not readings:
+        lines.append("  none")
+    lines += [
+        f"{backend}: {sum(m < below for m in ms)} of {len(ms)} below {below} on the median, "
+        f"least median {min(ms):.2f}"
+        for backend, ms in medians.items()
+    ]
     return "\n".join(lines)
 
 

@@ -368,6 +368,12 @@ def _bench(argv: list[str]) -> int:
         "--sweep", type=_count(1), metavar="N", help="N random cases instead of the fixed matrix"
     )
     parser.add_argument("--seed", type=int, help="the sweep's seed (default: a new one)")
+    parser.add_argument(
+        "--rerun",
+        type=_count(1),
+        metavar="N",
+        help="time each case below 0.9 x/native N more times; print the readings' median",
+    )
     args = parser.parse_args(argv)
     _needs_numpy()
     # refuse up front what would fail only after the whole run has been timed
@@ -403,6 +409,8 @@ def _bench(argv: list[str]) -> int:
     print(_bench.table(results))
     if args.sweep:
         print(f"\nthe sweep, per backend:\n{_bench.summary(results)}")
+    if args.rerun:
+        print(f"\n{_bench.reruns(_bench.rerun(results, cases, args.rerun, repeat))}")
     if args.csv:
         _bench.write_csv(results, args.csv)
     if args.plot:
