@@ -143,17 +143,18 @@ def _measured(programs: tuple[Program, ...], calls: tuple[Call, ...]) -> Call:
 
     def run(x: Array, out: Array | None) -> Array:
         if not chosen:
-            # each until five runs and 100 us but its first (short runs' times vary), or 100
-            # runs (a clock that stands still, as under freezegun)
-            left = [i for i, t in enumerate(times) if len(t) < (100 if sum(t[1:]) < 1e-4 else 5)]
+            # each until eight runs and 100 us past its first turn (a process's first calls
+            # fault memory in; short runs' times vary), or 100 runs (a clock that stands
+            # still, as under freezegun)
+            left = [i for i, t in enumerate(times) if len(t) < (100 if sum(t[3:]) < 1e-4 else 8)]
             if left:
                 i = min(left, key=lambda i: len(times[i]) // 3)
                 start = time.perf_counter()
                 result = calls[i](x, out)
                 times[i].append(time.perf_counter() - start)
                 return result
-            warm = [min(t[1::3] + t[2::3]) for t in times]  # runs after one of the same program
-            chosen.append(warm.index(min(warm)))  # (as the kept program's runs are)
+            warm = [min(t[4::3] + t[5::3]) for t in times]  # past the first turn, runs after
+            chosen.append(warm.index(min(warm)))  # one of their own (as the kept program's are)
         j = chosen[0]  # one choice, where threads made two at once; in place of this call
         # wherever kept (again, where `KEPT` was cleared and a key kept this call anew)
         KEPT.update({k: (programs[j], calls[j]) for k, v in KEPT.copy().items() if v[1] is run})

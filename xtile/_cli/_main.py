@@ -288,8 +288,8 @@ def _explain(argv: list[str]) -> int:
     if rivals:  # `xtile._run.compiled`
         print(
             f"  rivals: {', '.join(p.name for p in rivals)}, timed with the chosen in a "
-            "process's first calls (in turns of three runs in a row, until each has five runs "
-            "and 100 us in all); the fastest runs from then on"
+            "process's first calls (in turns of three runs in a row, until each has eight "
+            "runs and 100 us past its first three); the fastest runs from then on"
         )
         print(
             "  (the rivals: at most two other kinds, each its cheapest priced within "
