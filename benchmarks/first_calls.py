@@ -12,8 +12,9 @@ are timed again in turns with the native tile (`xtile._cli._bench.best_times`, 7
 samples of 20 ms each). It prints, per case, the kept program's time over the fastest
 rival's (1: the fastest was kept) and, with ``--all``, over the fastest candidate's, and
 the native tile's over the kept program's and the fastest candidate's: what xtile
-reaches, and what the best of its candidates would reach. Then their geometric means,
-and how many cases kept a program 10% slower than the fastest rival. Usage::
+reaches, and what the best of its candidates would reach. Then their geometric means (a
+case without rivals counts 1) and how many cases kept a program 10% slower than the
+fastest rival. Usage::
 
     python benchmarks/first_calls.py [--backend numpy|torch] [--n 50] [--seed 401] [--all]
 
@@ -30,6 +31,10 @@ import sys
 import numpy as np
 
 from xtile._cli import _bench
+
+# kept: the kept program's time; rival, candidate: the fastest rival's, candidate's;
+# native: the native tile's
+_COLUMNS = ["kept/rival", "kept/candidate", "native/kept", "native/candidate"]
 
 _ONE = """
 import json, math, sys
@@ -48,7 +53,8 @@ for _ in range(2000):  # until the timing has chosen
     xtile.tile(x, tuple(reps))
     if not next(iter(_run.KEPT.values()))[1].__qualname__.startswith("_measured"):
         break
-(_, layout, reps, fresh, off), (kept, _) = next(iter(_run.KEPT.items()))  # the one key
+assert len(_run.KEPT) == 1  # a fresh call's one key
+(_, layout, reps, fresh, off), (kept, _) = next(iter(_run.KEPT.items()))
 backend = load(name)
 model = backend.model if layout.tuned else backend.device
 rivals = ranked(layout, reps, model, fresh, off)
@@ -60,7 +66,8 @@ fns = [lambda c=c: c(x, None) for c in calls] + [lambda: native(x, tuple(reps))]
 *t, native_s = best_times(fns, lambda a: a, 7)
 mine = t[programs.index(kept)]
 best = min(t[: len(rivals)])
-print(json.dumps([kept.name, mine / best, mine / min(t), native_s / mine, native_s / min(t)]))
+ratios = [mine / best, mine / min(t), native_s / mine, native_s / min(t)]
+print(json.dumps([kept.name, len(rivals), *ratios]))
 """
 
 
@@ -72,35 +79,34 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=401, help="the sweep's seed")
     parser.add_argument("--all", action="store_true", help="time every candidate program too")
     args = parser.parse_args()
-    rows = []
+    shown = [i for i in range(len(_COLUMNS)) if args.all or i in (0, 2)]
+    rows, timed = [], 0
     for case in _bench.sweep_cases(args.n, args.seed):
         out = math.prod(case.shape) * math.prod(case.reps) * np.dtype(case.dtype).itemsize
         if args.backend == "torch" and out >= 1 << 24:
             continue
         said = json.dumps([case.shape, case.reps, case.dtype, args.backend, args.all])
-        done = subprocess.run(
-            [sys.executable, "-c", _ONE, said], capture_output=True, text=True, check=True
-        )
-        kept, *ratios = json.loads(done.stdout)
+        line = [sys.executable, "-c", _ONE, said]
+        done = subprocess.run(line, capture_output=True, text=True, check=False)
+        if done.returncode:
+            sys.exit(f"{case}:\n{done.stderr}")
+        kept, n, *ratios = json.loads(done.stdout)
         rows.append(ratios)
+        timed += n > 1
         print(
-            f"{case.shape}x{case.reps} {case.dtype}, {out / 1e6:.2f} MB: kept {kept}, "
-            + ", ".join(f"{name} {r:.2f}" for name, r in zip(_COLUMNS, ratios, strict=True)),
+            f"{case.shape}x{case.reps} {case.dtype}, {out / 1e6:.2f} MB: kept {kept} "
+            f"(of {n}), " + ", ".join(f"{_COLUMNS[i]} {ratios[i]:.2f}" for i in shown),
             flush=True,
         )
-    print()
-    for i, name in enumerate(_COLUMNS):
-        if args.all or i in (0, 2):
-            column = [r[i] for r in rows]
-            mean = math.exp(sum(map(math.log, column)) / len(column))
-            print(f"{name}: geomean {mean:.4f}, min {min(column):.2f}, max {max(column):.2f}")
+    if not rows:
+        sys.exit("no case: on PyTorch, every output was 16 MiB or more")
+    print(f"\n{len(rows)} cases, {timed} with rivals (one without counts 1 in kept/rival)")
+    for i in shown:
+        column = [r[i] for r in rows]
+        mean = math.exp(sum(map(math.log, column)) / len(column))
+        print(f"{_COLUMNS[i]}: geomean {mean:.4f}, min {min(column):.2f}, max {max(column):.2f}")
     above = sum(r[0] > 1.1 for r in rows)
     print(f"{above} of {len(rows)} kept a program 10% slower than the fastest rival")
-
-
-# kept: the kept program's time; rival, candidate: the fastest rival's, candidate's;
-# native: the native tile's
-_COLUMNS = ["kept/rival", "kept/candidate", "native/kept", "native/candidate"]
 
 
 if __name__ == "__main__":

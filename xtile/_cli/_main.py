@@ -409,12 +409,12 @@ def _bench(argv: list[str]) -> int:
     print(_bench.table(results))
     if args.sweep:
         print(f"\nthe sweep, per backend:\n{_bench.summary(results)}")
-    if args.rerun:
-        print(f"\n{_bench.reruns(_bench.rerun(results, cases, args.rerun, repeat))}")
     if args.csv:
         _bench.write_csv(results, args.csv)
     if args.plot:
         _bench.plot(results, args.plot)
+    if args.rerun:  # after the run's own files are written
+        print(f"\n{_bench.reruns(_bench.rerun(results, cases, args.rerun, repeat))}")
     return 0
 
 
