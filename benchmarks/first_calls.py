@@ -14,7 +14,14 @@ rival's (1: the fastest was kept) and, with ``--all``, over the fastest candidat
 the native tile's over the kept program's and the fastest candidate's: what xtile
 reaches, and what the best of its candidates would reach. Then their geometric means (a
 case without rivals counts 1) and how many cases kept a program 10% slower than the
-fastest rival. Usage::
+fastest rival.
+
+The columns: "kept X (of N)", the program kept and how many programs its first calls
+timed (1: none, no rival was priced close); ``kept/rival`` and ``kept/candidate``, the
+kept program's time over the fastest one's (1 is best, above 1 a slower one was kept);
+``native/kept`` and ``native/candidate``, the native tile's time over theirs (above 1,
+faster than the native tile). The program names are `explain`'s (``python -m xtile
+explain SHAPE REPEATS --time`` shows each one's steps). Usage::
 
     python benchmarks/first_calls.py [--backend numpy|torch] [--n 50] [--seed 401] [--all]
 
@@ -73,17 +80,20 @@ print(json.dumps([kept.name, len(rivals), *ratios]))
 
 def main() -> None:
     """Time what each case's first calls kept against its rivals, and all candidates."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--backend", default="numpy", choices=["numpy", "torch"])
     parser.add_argument("--n", type=int, default=50, help="sweep cases drawn")
     parser.add_argument("--seed", type=int, default=401, help="the sweep's seed")
     parser.add_argument("--all", action="store_true", help="time every candidate program too")
     args = parser.parse_args()
     shown = [i for i in range(len(_COLUMNS)) if args.all or i in (0, 2)]
-    rows, timed = [], 0
+    rows, timed, untimed = [], 0, 0
     for case in _bench.sweep_cases(args.n, args.seed):
         out = math.prod(case.shape) * math.prod(case.reps) * np.dtype(case.dtype).itemsize
         if args.backend == "torch" and out >= 1 << 24:
+            untimed += 1
             continue
         said = json.dumps([case.shape, case.reps, case.dtype, args.backend, args.all])
         line = [sys.executable, "-c", _ONE, said]
@@ -101,6 +111,8 @@ def main() -> None:
     if not rows:
         sys.exit("no case: on PyTorch, every output was 16 MiB or more")
     print(f"\n{len(rows)} cases, {timed} with rivals (one without counts 1 in kept/rival)")
+    if untimed:
+        print(f"left out: {untimed} outputs of 16 MiB or more (PyTorch times none)")
     for i in shown:
         column = [r[i] for r in rows]
         mean = math.exp(sum(map(math.log, column)) / len(column))

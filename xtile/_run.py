@@ -143,9 +143,9 @@ def _measured(programs: tuple[Program, ...], calls: tuple[Call, ...]) -> Call:
 
     def run(x: Array, out: Array | None) -> Array:
         if not chosen:
-            # each until eight runs and 100 us past its first turn (a process's first calls
-            # fault memory in; short runs' times vary), or 100 runs (a clock that stands
-            # still, as under freezegun)
+            # each until eight runs in all and 100 us in those past its first turn (a
+            # process's first calls fault memory in; short runs' times vary), or 100 runs
+            # (a clock that stands still, as under freezegun)
             left = [i for i, t in enumerate(times) if len(t) < (100 if sum(t[3:]) < 1e-4 else 8)]
             if left:
                 i = min(left, key=lambda i: len(times[i]) // 3)

@@ -288,8 +288,8 @@ def _explain(argv: list[str]) -> int:
     if rivals:  # `xtile._run.compiled`
         print(
             f"  rivals: {', '.join(p.name for p in rivals)}, timed with the chosen in a "
-            "process's first calls (in turns of three runs in a row, until each has eight "
-            "runs and 100 us past its first three); the fastest runs from then on"
+            "process's first calls (in turns of three runs in a row, until each has run eight "
+            "times in all and 100 us after its first three); the fastest runs from then on"
         )
         print(
             "  (the rivals: at most two other kinds, each its cheapest priced within "
@@ -372,7 +372,10 @@ def _bench(argv: list[str]) -> int:
         "--rerun",
         type=_count(1),
         metavar="N",
-        help="time each case below 0.9 x/native N more times; print the readings' median",
+        help=(
+            "time each case below 0.9 x/native N more times; print every reading (the "
+            "first too) and their median"
+        ),
     )
     args = parser.parse_args(argv)
     _needs_numpy()
