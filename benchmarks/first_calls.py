@@ -23,10 +23,12 @@ kept program's time over the fastest one's (1 is best, above 1 a slower one was 
 faster than the native tile). The program names are `explain`'s (``python -m xtile
 explain SHAPE REPEATS --time`` shows each one's steps). Usage::
 
-    python benchmarks/first_calls.py [--backend numpy|torch] [--n 50] [--seed 401] [--all]
+    python benchmarks/first_calls.py [--backend numpy|torch] [--cases sweep|gen2] [--n 50]
+        [--seed 401] [--all]
 
-The cases are the bench's sweep (`xtile._cli._bench.sweep_cases`); on PyTorch, outputs
-of 16 MiB or more are not timed by their first calls and are left out.
+The cases are the bench's sweep (`xtile._cli._bench.sweep_cases`) or ``shapes2.py``'s
+(``gen2``, a distribution nobody tuned on); on PyTorch, outputs of 16 MiB or more are not
+timed by their first calls and are left out.
 """
 
 import argparse
@@ -34,10 +36,14 @@ import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from xtile._cli import _bench
+
+sys.path.insert(0, str(Path(__file__).parent))
+import shapes2
 
 # kept: the kept program's time; rival, candidate: the fastest rival's, candidate's;
 # native: the native tile's
@@ -84,13 +90,15 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--backend", default="numpy", choices=["numpy", "torch"])
-    parser.add_argument("--n", type=int, default=50, help="sweep cases drawn")
-    parser.add_argument("--seed", type=int, default=401, help="the sweep's seed")
+    parser.add_argument("--cases", default="sweep", choices=["sweep", "gen2"])
+    parser.add_argument("--n", type=int, default=50, help="cases drawn")
+    parser.add_argument("--seed", type=int, default=401, help="the generator's seed")
     parser.add_argument("--all", action="store_true", help="time every candidate program too")
     args = parser.parse_args()
     shown = [i for i in range(len(_COLUMNS)) if args.all or i in (0, 2)]
     rows, timed, untimed = [], 0, 0
-    for case in _bench.sweep_cases(args.n, args.seed):
+    draw = _bench.sweep_cases if args.cases == "sweep" else shapes2.cases
+    for case in draw(args.n, args.seed):
         out = math.prod(case.shape) * math.prod(case.reps) * np.dtype(case.dtype).itemsize
         if args.backend == "torch" and out >= 1 << 24:
             untimed += 1
