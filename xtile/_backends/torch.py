@@ -35,8 +35,7 @@ def _layout(t: torch.Tensor, /) -> Layout | None:
         return None
     if _wrapped(t) or torch._C._get_tracing_state() is not None:  # traced sizes: one copy
         return None
-    plain = not _recorded(t)
-    raw = plain and not t.is_conj() and not t.is_neg()
+    raw = (plain := not _recorded(t)) and not t.is_conj() and not t.is_neg()
     size = t.element_size()
     return tuple.__new__(Layout, (t.shape, t.stride(), size, raw, plain, t.is_cpu, size))
 
@@ -72,9 +71,11 @@ def _copy(step: Copy, /) -> Call:
         return copy_items
 
     def copy(x: Any, dest: Any) -> Any:
-        view = x.view(*spread).expand(*view_shape)  # inserts length-1 axes: a view
+        # a view: of pairs, `x` gains length-1 axes; else `expand` prepends those it lacks
+        # (the fewer calls, the less host time: docs/performance.md)
+        view = (x.view(*spread) if pairs else x).expand(*view_shape)
         if dest is not None:
-            dest.view(*view_shape).copy_(view)  # splits axes only: a view
+            (dest.view(*view_shape) if pairs else dest).copy_(view)  # splits axes only: a view
             return dest
         # a planned tensor is plain, untraced (`_layout`) and eager (`of`): on the CPU, unrecorded
         if big and size * x.element_size() >= HUGE_BYTES and x.is_cpu and not _recorded(x):
@@ -83,7 +84,8 @@ def _copy(step: Copy, /) -> Call:
             return fresh
         if pairs and x.is_contiguous():
             return view.reshape(*out_shape)  # an unmergeable pair: reshape copies
-        return view.clone(memory_format=torch.contiguous_format).view(*out_shape)
+        made = view.clone(memory_format=torch.contiguous_format)
+        return made.view(*out_shape) if pairs else made  # no pair: of the output's shape
 
     return copy
 
