@@ -182,6 +182,16 @@ def test_torch_autograd_and_out() -> None:
         out = torch.empty(6)
         assert xtile.tile(weight, 2, out=out) is out
     assert torch.equal(out, torch.ones(6))
+    # a call of that layout seen: its checks of autograd skip only what the layouts tell
+    assert xtile.tile(torch.ones(3), 2, out=out) is out
+    with pytest.raises(TypeError, match="autograd"):
+        xtile.tile(weight, 2, out=out)
+    with torch.autograd.forward_ad.dual_level():
+        dual = torch.autograd.forward_ad.make_dual(torch.ones(3), torch.ones(3))
+        with pytest.raises(TypeError, match="autograd"):
+            xtile.tile(dual, 2, out=out)
+    with torch.no_grad(), pytest.raises(TypeError, match="autograd"):
+        xtile.tile(torch.ones(3), 2, out=torch.empty(6).requires_grad_())
 
 
 @pytest.mark.parametrize("lib", ["numpy", "torch"])

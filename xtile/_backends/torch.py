@@ -48,8 +48,8 @@ def _copy(step: Copy, /) -> Call:
     if 0 in out_shape:  # no view of that shape; autograd's graph kept, as by `torch.tile`
         return lambda x, dest: x.reshape(-1)[:0].clone().view(*out_shape) if dest is None else dest
     spread, view_shape = view_shapes(step.shape, step.reps)
-    pairs, size = len(view_shape) > len(out_shape), math.prod(out_shape)
-    big = size * 16 >= HUGE_BYTES  # 16: the widest element; a small call stops here
+    # big: of 16-byte elements (the widest) past `HUGE_BYTES` (a small call stops there)
+    pairs, big = len(view_shape) > len(out_shape), (size := math.prod(out_shape)) * 16 >= HUGE_BYTES
     if step.item:
         plain = _copy(step._replace(item=0))
         last = max(i for i, r in enumerate(step.reps) if r != 1)
@@ -174,7 +174,9 @@ def _recorded(t: torch.Tensor, /) -> bool:
 
 def _check_out(t: torch.Tensor, o: torch.Tensor, op: str, seen: bool, /) -> None:
     """`o` (`out`) and `t` (`x`) outside autograd and torch.func; `o` apart from `t`'s memory."""
-    if o.requires_grad or _recorded(t) or _recorded(o) or _wrapped(t) or _wrapped(o):
+    # seen: the plan cache's key, both layouts read this call, says neither is recorded or wrapped
+    tracked = not seen and (_recorded(t) or _recorded(o) or _wrapped(t) or _wrapped(o))
+    if o.requires_grad or tracked:
         msg = f"{op}: `out` cannot take a tile that autograd, forward AD or torch.func tracks."
         raise TypeError(msg)
     if o.is_inference() and not torch.is_inference_mode_enabled():
