@@ -184,8 +184,8 @@ def test_torch_autograd_and_out() -> None:
     assert torch.equal(out, torch.ones(6))
     # a call of that layout seen: its checks of autograd skip only what the layouts tell
     assert xtile.tile(torch.ones(3), 2, out=out) is out
-    with pytest.raises(TypeError, match="autograd"):
-        xtile.tile(weight, 2, out=out)
+    with pytest.raises(TypeError, match="autograd"):  # a plain tensor (a Parameter is unplanned)
+        xtile.tile(torch.ones(3, requires_grad=True), 2, out=out)
     with torch.autograd.forward_ad.dual_level():
         dual = torch.autograd.forward_ad.make_dual(torch.ones(3), torch.ones(3))
         with pytest.raises(TypeError, match="autograd"):
