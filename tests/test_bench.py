@@ -134,6 +134,9 @@ def test_ablation_script() -> None:
          "no case of 4 planned otherwise"),
         ("out_tile.py", ["--sweep", "2", "--min-mb", "0", "--backends", "numpy", "--repeat", "1"],
          "xtile / native tile (fresh)"),
+        # small outputs: `out=`'s checks make it slower than a fresh call, so cases rerun
+        ("out_tile.py", ["--sweep", "2", "--min-mb", "0", "--backends", "numpy", "--repeat", "1",
+                         "--rerun", "1"], "stay below on the median"),
         ("versus.py", ["--before", ".", "--cases", "gen2", "--n", "3", "--backends", "numpy",
                        "--repeat", "1", "--out", "--rerun", "1"], ", again "),
     ],
