@@ -96,3 +96,36 @@ def test_meta_out() -> None:
     x = torch.empty(4, 8, device="meta")
     out = torch.empty(8, 16, device="meta")
     assert xtile.tile(x, (2, 2), out=out) is out
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize(
+    ("shape", "reps", "ops"),
+    [
+        # no axis pairs: `expand` prepends the missing axis; the copy has the output's shape
+        ((64,), (8, 1), ["aten.expand.default", "aten.clone.default"]),
+        ((5, 1), (1, 3), ["aten.expand.default", "aten.clone.default"]),
+        # axes pair: the input gains length-1 axes, and reshape copies
+        ((8, 8), (2, 2), ["aten.view.default", "aten.expand.default", "aten.clone.default",
+                          "aten._unsafe_view.default"]),
+    ],
+)  # fmt: skip
+def test_torch_copy_calls(shape: Any, reps: Any, ops: list[str], device: str) -> None:
+    """PyTorch's one copy makes no call it does not need (each is host time on a GPU)."""
+    from xtile._backends.torch import _copy
+    from xtile._program import Copy
+
+    x = torch.arange(int(torch.tensor(shape).prod()), device=device).reshape(shape)
+    full = (1,) * (len(reps) - len(shape)) + tuple(shape)
+    copy = _copy(Copy(full, reps))
+    with _Record() as record:
+        y = copy(x, None)
+    assert record.ops == ops
+    out = torch.empty(tuple(y.shape), dtype=x.dtype, device=device)
+    with _Record() as record:
+        assert copy(x, out) is out
+    assert [op for op in record.ops if op not in VIEWS] == [COPY_], record.ops
+    if device == "cpu":
+        assert y.is_contiguous()
+        assert torch.equal(y, torch.tile(x, reps))
+        assert torch.equal(out, y)
