@@ -34,8 +34,9 @@ def _copy(step: Copy, /) -> Call:
             if all(w is not None for w in words):
                 (src, dst), runs = words, words[0].shape[-1]
                 shapes = view_shapes((*step.shape[:last], runs), step.reps[: last + 1])
-        if into.size:
-            dst.reshape(shapes[1])[...] = src.reshape(shapes[0])  # (`copyto`: slower to call)
+        if into.size:  # (`copyto`: slower to call; a reshape costs host time: none where no need)
+            dst = dst if dst.shape == shapes[1] else dst.reshape(shapes[1])
+            dst[...] = src if src.shape == shapes[0] else src.reshape(shapes[0])
         return into
 
     return copy
@@ -66,8 +67,7 @@ BACKEND = Backend(
     "cupy", device=DEVICE._replace(replicate=NONE, native=NONE),  # PyTorch's prices of a GPU
     layout=lambda x: (  # shape, strides, element size: the plan cache's key
         tuple.__new__(Layout, (x.shape, x.strides, x.dtype.itemsize, True, True, False, 1))
-        if type(x) is cupy.ndarray else None
-    ),
+        if type(x) is cupy.ndarray else None),
     copy=_copy,
     check_out=lambda x, o, op, seen: check_apart(x, o, op, o.strides, o.itemsize, _overlap, seen),
     xp=xp,
