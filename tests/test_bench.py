@@ -4,6 +4,7 @@ import csv
 import dataclasses
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,6 +84,36 @@ def test_at_the_bound_is_the_native_time_over_the_bounds() -> None:
     assert "min 0.50 (at the bound: 2.83);" in _bench.table([fill, copy])
     untimed = dataclasses.replace(copy, copy_s=float("nan"))  # benchmarks/versus.py's
     assert "at the bound" not in _bench.summary([untimed])
+
+
+def test_best_times_times_the_program_xtile_settles_on() -> None:
+    """A call's first runs time its rivals in turns (slow ones too): none is sampled."""
+    import time
+
+    import numpy as np
+
+    from xtile import _program, _run
+    from xtile._backends import load
+
+    numpy = load("numpy")
+    x, reps = np.arange(16).reshape(16, 1), (34147, 1)  # rivals priced close
+    programs = _program.ranked(numpy.layout(x), reps, numpy.model, True)  # type: ignore[arg-type,misc]
+    assert len(programs) == 3
+    ran: list[int] = []
+
+    def call(i: int) -> Any:
+        def run(_x: Any, _out: Any) -> int:
+            time.sleep(0.004 if i else 0.04)  # 0, the cheapest, runs ten times slower
+            ran.append(i)
+            return i
+
+        return run
+
+    run = _run._measured(programs, (call(0), call(1), call(2)))
+    (took,) = _bench.best_times([lambda: run(x, None)], _bench._same, 1)
+    assert took < 0.02  # no sample holds a run of 0
+    assert ran.count(0) == 8  # its eight runs, all while settling
+    assert ran[-1] in (1, 2)
 
 
 def test_fill_writes_every_byte() -> None:

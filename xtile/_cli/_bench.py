@@ -230,6 +230,12 @@ class Result:
         return self.vs_native / self.vs_bound
 
 
+# calls of each function before it is timed: a process's first calls of xtile on an input
+# time its close rival programs in turns (`xtile._run._measured`: at most four programs,
+# eight runs each), then run the fastest; what is timed is that program
+SETTLE = 33
+
+
 def best_times(
     fns: list[Callable[[], Any]], sync: Callable[[Any], Any], repeat: int
 ) -> list[float]:
@@ -238,7 +244,8 @@ def best_times(
 
     The samples of the functions alternate, so that a slow phase of the machine
     (other tenants, page-cache or frequency changes) weighs on all of them alike:
-    their ratios are measured side by side.
+    their ratios are measured side by side. Each function first runs `SETTLE` times,
+    so that xtile's first calls, which time its rival programs, are over.
 
     Parameters
     ----------
@@ -255,8 +262,9 @@ def best_times(
         Each function's fastest sample, in seconds per call.
     """
     numbers = []
-    for fn in fns:  # warm up, and find how many calls last 20 ms
-        sync(fn())
+    for fn in fns:  # settle, and find how many calls last 20 ms
+        for _ in range(SETTLE):
+            sync(fn())
         number = 1
         while _sample(fn, sync, number) * number <= 0.02:
             number *= 4
