@@ -230,10 +230,12 @@ class Result:
         return self.vs_native / self.vs_bound
 
 
-# calls of each function before it is timed: a process's first calls of xtile on an input
-# time its close rival programs in turns (`xtile._run._measured`: at most four programs,
-# eight runs each), then run the fastest; what is timed is that program
-SETTLE = 33
+# calls of each function before its samples: a process's first calls of xtile on an input
+# time its rival programs in turns of three runs (`xtile._run._measured`: at most four
+# programs, eight runs each, so a program of long runs has had its last by the 35th call
+# of all); what is timed is the program kept then. (Runs of microseconds go on to 100 each,
+# within the 20 ms that find a sample's count.)
+SETTLE = 35
 
 
 def best_times(
