@@ -164,6 +164,8 @@ def test_ablation_script() -> None:
          "no case of 4 planned otherwise"),
         ("out_tile.py", ["--sweep", "2", "--min-mb", "0", "--backends", "numpy", "--repeat", "1"],
          "xtile / native tile (fresh)"),
+        ("out_tile.py", ["--sweep", "1", "--min-mb", "0", "--backends", "numpy", "--repeat", "1"],
+         "into a result of xtile.tile, vs a fresh call: min"),
         # small outputs: `out=`'s checks make it slower than a fresh call, so cases rerun
         ("out_tile.py", ["--sweep", "2", "--min-mb", "0", "--backends", "numpy", "--repeat", "1",
                          "--rerun", "1"], "stay below on the median"),
