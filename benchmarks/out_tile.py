@@ -98,8 +98,7 @@ def main() -> None:
 def _time(
     name: str, b: Any, c: Any, repeat: int
 ) -> tuple[float, float, float, float, float, float]:
-    """Seconds per call of the copy, the native tile, `out=`, a fresh xtile, `out=` into a
-    result of xtile; the MB."""
+    """Seconds per call: copy, native, `out=`, fresh, `out=` into a first result; the MB."""
     data = (np.arange(math.prod(c.shape)) % 127).astype(c.dtype).reshape(c.shape)
     x = b.asarray(data)
     out_shape: Any = xtile.tile_shape(c.shape, c.reps)
