@@ -8,12 +8,13 @@ the named losers (``versus.NAMED``), the benchmark matrix and a random sweep, si
 side in one run (samples alternate): `numpy.tile`, `xtile.tile`, and, where the stage
 keeps the chain out, `xtile.tile` running that chain instead (its program compiled as
 xtile compiles its own and kept in the plan cache in place of today's, so that both pay
-the same front). Per case it prints x/native today, x/native with the chain allowed (the
-faster of today's call and the chain, which xtile's timing would choose between), and
-the chain's extra peak memory: what its arrays between repeats add to the output at its
-peak, in KB and as a share of the output. The summary gives the geomean and minimum of
-both ratios and the extra peak where the chain is faster, so the choice between the
-promise and "never slower than numpy.tile" can be made on numbers. Usage::
+the same front). Per case it prints x/native today and of the chain (a dash where the stage
+keeps no chain out), and the chain's extra peak memory: what its arrays between repeats
+add to the output at its peak, in KB and as a share of the output. The summary gives the
+geomean and minimum of x/native today and with the chain where it runs 5% faster than
+today's call (a margin over one reading's noise), and the chain's extra peak on those
+cases, so the choice between the promise and "never slower than numpy.tile" can be made
+on numbers. Usage::
 
     python benchmarks/memory_promise.py [--sweep 120] [--seed 1131] [--repeat 3]
         [--sets named,matrix,sweep]
@@ -107,29 +108,38 @@ def main() -> None:
     for c in cases:
         x = (np.arange(math.prod(c.shape)) % 127).astype(c.dtype).reshape(c.shape)
         want, found = np.tile(x, c.reps), _chain(x, c.reps)
-        key = ("numpy", _backends.load("numpy").layout(x), c.reps, True, frozenset())  # type: ignore[misc]
-        fns = [partial(np.tile, x, c.reps), partial(_kept, key, _settled(key, x), x, c.reps)]
+        key = ("numpy", _backends.load("numpy").layout(x), c.reps, True, _program.OFF.get())  # type: ignore[misc]
+        kept = _settled(key, x)
+        fns = [partial(np.tile, x, c.reps), partial(_kept, key, kept, x, c.reps)]
         if found is not None:
             assert np.array_equal(found[0][1](x, None), want)
             fns.append(partial(_kept, key, found[0], x, c.reps))
-        times = _bench.best_times(fns, lambda r: r, args.repeat)
-        today.append(times[0] / times[1])
-        allowed.append(times[0] / min(times[1:]))
-        extra = found[1] if found is not None else 0  # whichever is faster
+        try:
+            times = _bench.best_times(fns, lambda r: r, args.repeat)
+        finally:  # today's again, for a later case of the same key (bool and int8 share one)
+            _run.KEPT[key] = kept
+        ratios = [times[0] / t for t in times[1:]]
+        extra = found[1] if found is not None else 0  # the chain's, where the stage keeps it out
+        today.append(ratios[0])
         extras.append(extra / want.nbytes)
-        if found is not None and times[2] < times[1]:
+        # the chain where it runs 5% faster than today's call, a margin over the noise of
+        # one reading (xtile's timing, choosing between them, would not see finer)
+        allowed.append(ratios[-1] if ratios[-1] > 1.05 * ratios[0] else ratios[0])
+        if allowed[-1] != today[-1]:
             faster.append(extras[-1])
+        chain = f"{ratios[1]:>8.2f}" if found is not None else f"{'-':>8}"
         print(
             f"{f'{c.shape}x{c.reps}':<46}{c.dtype:<11}{want.nbytes / 1e6:>7.2f}{today[-1]:>8.2f}"
-            f"{allowed[-1]:>8.2f}{extra / 1e3:>10.1f}{extras[-1]:>7.2f}"
+            f"{chain}{extra / 1e3:>10.1f}{extras[-1]:>7.2f}"
         )
     print(
         f"today (peak: the output + under 64 KB): x/native geomean {_bench._geomean(today):.2f}, "
         f"min {min(today):.2f}, {sum(v < 0.9 for v in today)} below 0.9\n"
-        f"with the chain at any size: x/native geomean {_bench._geomean(allowed):.2f}, "
-        f"min {min(allowed):.2f}, {sum(v < 0.9 for v in allowed)} below 0.9; the chain faster on "
-        f"{len(faster)} of {sum(e > 0 for e in extras)} cases it is kept out of, its extra peak "
-        f"there up to {max(faster, default=0):.2f} of the output (up to {max(extras):.2f} over all)"
+        f"with the chain where it is 5% faster: x/native geomean {_bench._geomean(allowed):.2f}, "
+        f"min {min(allowed):.2f}, {sum(v < 0.9 for v in allowed)} below 0.9; the chain 5% faster "
+        f"on {len(faster)} of {sum(e > 0 for e in extras)} cases it is kept out of, its extra "
+        f"peak there up to {max(faster, default=0):.2f} of the output (up to {max(extras):.2f} "
+        "over all)"
     )
 
 
