@@ -122,8 +122,7 @@ def main() -> None:
         extra = found[1] if found is not None else 0  # the chain's, where the stage keeps it out
         today.append(ratios[0])
         extras.append(extra / want.nbytes)
-        # the chain where it runs 5% faster than today's call, a margin over the noise of
-        # one reading (xtile's timing, choosing between them, would not see finer)
+        # the chain where it runs 5% faster than today's call (a margin over one reading's noise)
         allowed.append(ratios[-1] if ratios[-1] > 1.05 * ratios[0] else ratios[0])
         if allowed[-1] != today[-1]:
             faster.append(extras[-1])
