@@ -77,9 +77,7 @@ def _chain(x: np.ndarray[Any, Any], reps: tuple[int, ...]) -> tuple[Any, int] | 
 def _settled(key: tuple[Any, ...], x: Any) -> Any:
     """Today's kept program and call for `key`, once xtile's first calls have chosen it."""
     xtile.tile(x, key[2])
-    timing = _run.compiled(*key)[1]  # the call that times the rivals (if any) until it chooses
-    rivals = len(_program.ranked(key[1], key[2], _backends.load("numpy").model, True)) > 1
-    while rivals and _run.KEPT[key][1] is timing:
+    while _run.KEPT[key][1].__qualname__.startswith("_measured"):  # timing its rivals
         xtile.tile(x, key[2])
     return _run.KEPT[key]
 
