@@ -43,7 +43,7 @@ import numpy as np
 import shapes2  # benchmarks/shapes2.py, beside this script
 
 import xtile
-from xtile import _backends, _program, _testing
+from xtile import _backends, _program, _run, _testing
 from xtile._cli import _bench
 
 # a strategy "changed" a case when it moves its time by more than this, either way
@@ -145,22 +145,27 @@ def replanned(
         the cases a strategy does not touch dilutes what it gains.
     """
     numpy = _backends.load("numpy")
-    off = frozenset(strategies)
-    # NumPy's prices, and PyTorch's on the CPU (whose host rival NumPy's prices plan)
+    # NumPy's prices, and PyTorch's on the CPU
     models = [numpy.model] + [
         _backends.load("torch").model for _ in [1] if importlib.util.find_spec("torch")
     ]
 
     def changes(case: _bench.Case) -> bool:  # numpydoc ignore=RT01
-        """Whether switching `strategies` off changes the case's program or its rivals."""
+        """Whether switching `strategies` off changes the case's program."""
         layout = numpy.layout(np.empty(case.shape, case.dtype))  # type: ignore[misc]
         assert layout is not None  # a plain array's: the planner reads a tensor's alike
-        return any(
-            _program.ranked(layout, case.reps, model, True, into)  # and its rivals
-            != _program.ranked(layout, case.reps, model, True, into | off)
-            for model in models
-            for into in (frozenset(), frozenset({"native"}))  # fresh, a C-ordered `out`
-        )
+
+        def plans() -> list[Any]:  # numpydoc ignore=RT01
+            """The programs, fresh and into a C-ordered `out`, by each model."""
+            return [
+                _program.plan(layout, case.reps, model, True, into)
+                for model in models
+                for into in (False, True)
+            ]
+
+        on = plans()
+        with _testing.switched_off(*strategies):
+            return plans() != on
 
     return [(name, [c for c in cases if changes(c)]) for name, cases in sources]
 
@@ -175,15 +180,15 @@ def _equal(a: Any, b: Any) -> bool:
     return a.dtype == b.dtype and np.array_equal(a, b)
 
 
-def _within(names: Sequence[str], call: Callable[[], Any]) -> Callable[[], Any]:
-    """`call` inside ``switched_off(*names)``."""
-
-    def switched() -> Any:  # numpydoc ignore=RT01
-        """The call, with the strategies `names` off."""
-        with _testing.switched_off(*names):
-            return call()
-
-    return switched
+def _within(names: Sequence[str], x: Any, reps: tuple[int, ...]) -> Callable[[], Any]:
+    """The call of the program `xtile.tile` plans for `x` with the strategies `names` off."""
+    with _testing.switched_off(*names):  # the planner patched: its candidates filtered
+        xtile.tile(x, reps)
+        kept = list(_run.KEPT.values())
+    if not kept:  # a backend that plans nothing (JAX, Dask): its own computation
+        return lambda: xtile.tile(x, reps)
+    ((_, call),) = kept
+    return lambda: call(x, None)
 
 
 def run(
@@ -246,10 +251,10 @@ def _measure(
     calls: dict[str, Callable[[], Any]] = {
         "native": lambda: b.native(x, r),
         "xtile": tile,
-        "on": _within((), tile),
+        "on": _within((), x, r),
     }
     for name in strategies:
-        calls[name] = _within((name,), tile)
+        calls[name] = _within((name,), x, r)
     errors = []
     try:
         expected = b.sync(calls["native"]())

@@ -167,7 +167,8 @@ def _fit(
     priced as a copy's. `model`'s grain says which steps' loops cost more.
     """
     shared = "replicate" in kinds and bool(np.isnan(fixed[5 * kinds.index("replicate")]))
-    loop = model._replace(**dict.fromkeys(_program.KINDS, (0.0, 1.0, 0.0, 0.0, 0.0)))
+    per_loop = _program.Price(0.0, 1.0, 0.0, 0.0, 0.0)
+    loop = model._replace(**dict.fromkeys(_program.KINDS, per_loop))
     rows, targets = [], []
     for case in data:
         fastest = min(t for _, t in case)
@@ -217,7 +218,7 @@ def _memory(data: Any, model: _program.Model, kinds: list[str]) -> _program.Mode
     for _ in range(2):
         for kind in kinds:
             for v in getattr(model, kind)[3] * np.geomspace(1, 40, 17):
-                price: Any = (*getattr(model, kind)[:4], float(f"{v:.4g}"))
+                price: Any = _program.Price(*getattr(model, kind)[:4], float(f"{v:.4g}"))
                 tried = model._replace(**{kind: price})
                 if (r := np.log(_regret(data, tried)).mean()) < best - 1e-4:
                     best, model = r, tried
@@ -297,7 +298,7 @@ def _as_coefficients(price: _program.Price) -> list[float]:
 def _as_price(coef: np.ndarray) -> _program.Price:
     """The fit's columns as a `Model` price: a big step's byte at both byte prices."""
     c = [float(f"{v:.4g}") for v in (*coef[:4], coef[3] + coef[4])]
-    return (c[0], c[1], c[2], c[3], c[4])
+    return _program.Price(*c)
 
 
 if __name__ == "__main__":

@@ -71,7 +71,8 @@ def _same_plan(before: Any, name: str, x: Any, reps: tuple[int, ...]) -> bool:
         layout = backend.layout(x) if backend.layout is not None else None
         if layout is None:
             return True
-        model = backend.model if layout.tuned else backend.device
+        on_host = layout.on_host if hasattr(layout, "on_host") else layout.tuned
+        model = backend.model if on_host else backend.device
         planner = importlib.import_module(f"{package}._program")
         if hasattr(planner, "ranked"):
             found = planner.ranked(layout, reps, model, True)

@@ -83,17 +83,17 @@ def test_ablation_imports() -> None:
 @pytest.mark.usefixtures("benchmarks")
 def test_fit_cost_memory_prices_follow_the_picks() -> None:
     """``--only memory`` moves a big step's byte price (never below its small one) to the picks."""
-    from xtile._program import Model
+    from xtile._program import Model, Price, Work
 
     fit_cost = importlib.import_module("fit_cost")
-    model = Model(copy=(0.0, 0.0, 0.0, 0.01, 0.5), repeat=(0.0, 0.0, 0.0, 0.01, 0.02))
+    model = Model(copy=Price(0.0, 0.0, 0.0, 0.01, 0.5), repeat=Price(0.0, 0.0, 0.0, 0.01, 0.02))
     n = 2 * model.big  # a big step of each kind; the copy is the faster
-    case = [([("copy", (1, 0, n))], 1.0), ([("repeat", (1, 0, n))], 2.0)]
+    case = [([("copy", Work(1, 0, n))], 1.0), ([("repeat", Work(1, 0, n))], 2.0)]
     assert list(fit_cost._regret([case], model)) == [2.0]  # priced as `plan` prices them
     fitted = fit_cost._memory([case], model, ["copy", "repeat"])
     assert list(fit_cost._regret([case], fitted)) == [1.0]
     assert model.copy[3] <= fitted.copy[4] < fitted.repeat[4]
     assert fitted.copy[:4] == model.copy[:4]
     assert fitted.repeat[:4] == model.repeat[:4]
-    price = (2321.0, 3.571, 0.0, 0.02488, 0.0225)  # the fit's columns and back
+    price = Price(2321.0, 3.571, 0.0, 0.02488, 0.0225)  # the fit's columns and back
     assert fit_cost._as_price(np.array(fit_cost._as_coefficients(price))) == price

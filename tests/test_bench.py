@@ -4,7 +4,6 @@ import csv
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -86,35 +85,6 @@ def test_at_the_bound_is_the_native_time_over_the_bounds() -> None:
     assert "at the bound" not in _bench.summary([untimed])
 
 
-def test_best_times_times_the_program_xtile_settles_on() -> None:
-    """A call's first runs time its rivals in turns, the slowest last: none is sampled."""
-    import time
-
-    from xtile import _program, _run
-
-    # four programs (the most `ranked` gives: the chosen, two rivals, the host's), the
-    # last slow: its eighth run comes last, at the 35th call, after three turns of the
-    # others (runs of microseconds, timed on until 100 us or 100 runs each)
-    programs = tuple(_program.Program((1,), (2,), (2,), (), name=str(i)) for i in range(4))
-    ran: list[int] = []
-
-    def call(i: int) -> Any:
-        def run(_x: Any, _out: Any) -> int:
-            if i == 3:
-                time.sleep(0.04)
-            ran.append(i)
-            return i
-
-        return run
-
-    run = _run._measured(programs, tuple(call(i) for i in range(4)))
-    (took,) = _bench.best_times([lambda: run(None, None)], _bench._same, 1)
-    assert took < 0.02  # no sample holds a run of 3
-    assert ran.count(3) == 8
-    assert len(ran) - ran[::-1].index(3) <= _bench.SETTLE  # its last run: while settling
-    assert ran[-1] != 3
-
-
 def test_fill_writes_every_byte() -> None:
     assert (_bench.fill(3 << 20) == 1).all()
     assert _bench.fill(0).size == 0
@@ -171,9 +141,6 @@ def test_ablation_script() -> None:
         ("versus.py", ["--before", ".", "--cases", "gen2", "--n", "3", "--backends", "numpy",
                        "--repeat", "1", "--out", "--rerun", "1"], ", again "),
         # the named cases hold the chains the stage keeps out: its summary's last line
-        ("memory_promise.py", ["--sets", "named", "--repeat", "1"],
-         "of 8 cases it is kept out of, its extra peak there up to "),
-        ("memory_promise.py", ["--sets", "named", "--repeat", "1"], "(up to 0.33 over all)"),
     ],
 )  # fmt: skip
 def test_benchmark_scripts(script: str, args: list[str], printed: str) -> None:

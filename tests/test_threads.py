@@ -155,7 +155,7 @@ def test_slabs_are_exact(
     out = np.full(want.shape[::-1], 7, dtype).T  # Fortran strides
     assert xtile.tile(x, reps, out=out) is out
     np.testing.assert_array_equal(out, want)
-    assert max(split, default=0) == 2  # some copy went in two slabs (`out=` too)
+    assert max(split, default=0) > 1  # some copy went in slabs (`out=` too)
 
 
 @pytest.mark.parametrize("dtype", [object, np.dtypes.StringDType()])
@@ -176,14 +176,14 @@ def test_three_uneven_slabs(
         xtile.tile(x, reps, out=out)
     np.testing.assert_array_equal(y, np.tile(x, reps))
     np.testing.assert_array_equal(out, np.tile(x, reps))
-    assert 3 in split
+    assert max(split) >= 3  # slabs on three threads
 
 
 @pytest.mark.parametrize(
     ("shape", "reps", "calls"),
     [
-        ((1000, 4, 8), (1, 5, 1), [2]),  # 1,000 blocks: half on each thread
-        ((1001, 4, 8), (1, 5, 1), [2]),  # an odd count
+        ((1000, 4, 8), (1, 5, 1), [2 * _threads.SHARES]),  # 1,000 blocks: `SHARES` a thread
+        ((1001, 4, 8), (1, 5, 1), [2 * _threads.SHARES]),  # an odd count
         ((3, 64, 8), (1, 20, 1), []),  # 3 blocks: too few to split
         ((64, 8), (100, 1), []),  # one block, its runs never split
     ],
@@ -230,7 +230,7 @@ def test_many_callers_share_the_pool(split: list[int]) -> None:
     for c in callers:
         c.join()
     assert results == [True] * 240
-    assert max(split) == 2
+    assert max(split) == 2 * _threads.SHARES
     workers = [t for t in threading.enumerate() if t.name.startswith("xtile")]
     assert 1 <= len(workers) <= _threads._cpus()
     assert not _threads._STATE.busy

@@ -12,8 +12,6 @@ from array_api_compat import device, is_lazy_array, is_numpy_array, is_writeable
 from . import _backends, _program, _run
 from ._backends import Backend, Call, library, symbolic
 
-__all__ = ["INT64_MAX", "check_shape", "host_ints", "non_negative", "tile", "tiled_shape"]
-
 Array = Any
 Shape = tuple[int, ...]
 INT64_MAX = 2**63 - 1
@@ -103,9 +101,14 @@ def _array_ints(a: Array, /, *, op: str, name: str, int64: bool, dims: str) -> S
 
 
 def host_ints(
-    repeats: object, /, *, op: str, name: str = "repeats", int64: bool = False,
+    repeats: object,
+    /,
+    *,
+    op: str,
+    name: str = "repeats",
+    int64: bool = False,
     dims: str = "0-D or 1-D",
-) -> tuple[Shape, int]:  # fmt: skip
+) -> tuple[Shape, int]:
     """`repeats` (an int, a sequence, an integer array) as host ints, and its rank (0 or 1)."""
     if _ints(repeats):
         return repeats, 1  # type: ignore[return-value]
@@ -174,25 +177,72 @@ def _numpy_reps(repeats: object, _x: Array, _xp: Any, op: str) -> Shape:
     return non_negative(host_ints(repeats, op=op)[0], op=op)
 
 
+def _key_form(repeats: object, /, *, bare: bool) -> tuple[Any, ...] | None:
+    """`repeats` as the plan cache keys it, or None for a form it does not keep."""
+    if type(repeats) is int and bare:
+        return (repeats,)
+    if type(repeats) is list:
+        repeats = tuple(repeats)
+    if _ints(repeats):
+        return repeats  # type: ignore[return-value]
+    found = _backends.of(repeats)
+    if found is None or found[1].name != "numpy" or repeats.ndim > 1:  # type: ignore[attr-defined]
+        return None
+    # a host array's values (its dtype and rank are checked too: the key holds them)
+    values = repeats.tolist()  # type: ignore[attr-defined]
+    return (repeats.dtype, repeats.ndim, *(values if repeats.ndim else [values]))  # type: ignore[attr-defined]
+
+
+def _holds_objects(spec: tuple[Any, Any] | None, /) -> bool:
+    """Whether a spec layer's input holds Python objects (NumPy's object dtype)."""
+    return spec is not None and getattr(spec[1], "hasobject", False)
+
+
+def _kept(x: Array, out: Array | None, key: tuple[Any, ...], op: str) -> Array | None:
+    """The tile by the kept program of a call seen before (its checks passed), or None."""
+    found = _backends.of(x)
+    if found is None:
+        return None
+    xp, backend = found
+    read = backend.layout
+    if read is None:  # a backend that plans nothing, or torch.compile tracing
+        return None
+    layout = read(x)
+    into = None if out is None or layout is None else read(out)
+    if layout is None or (out is not None and into is None):
+        return None
+    kept = _run.KEPT.get((backend.name, layout, *key, into or True))
+    if kept is None:
+        return None
+    if into is not None:  # what `out`'s layout cannot answer: its memory, its device
+        _check_each_out(x, out, xp, backend, op, layout.on_host and into.on_host, True)
+    return _allocating(kept[1], x, out, kept[0].out_shape, xp, op)
+
+
 def tile(
-    x: Array, repeats: object, xp: Any = None, out: Array | None = None, /,
-    *, op: str = "xtile.tile", name: str = "x",
+    x: Array,
+    repeats: object,
+    xp: Any = None,
+    out: Array | None = None,
+    /,
+    *,
+    op: str = "xtile.tile",
+    name: str = "x",
     parse: Callable[[object, Array, Any, str], Shape] = _numpy_reps,
-) -> Array:  # fmt: skip
-    """The tile of `x` by `repeats` as `parse` reads them, into a fresh array or `out`."""
-    if (
-        xp is None
-        and parse is _numpy_reps
-        and _ints(repeats := (repeats,) if type(repeats) is int else repeats)  # its key's form
-        and (found := _backends.of(x)) is not None
-        and (read := found[1].layout) is not None  # None while torch.compile traces (`of`)
-        and (layout := read(x)) is not None
-        and (into := True if out is None else read(out)) is not None
-        and (kept := _run.KEPT.get((found[1].name, layout, repeats, into, _program.OFF.get())))
-    ):  # a call seen before: its checks passed for this very key (and `out`'s layout)
-        if into is not True:  # what `out`'s layout cannot answer (its device: off the host)
-            _check_each_out(x, out, found[0], found[1], op, layout.tuned and into.tuned, True)
-        return _allocating(kept[1], x, out, kept[0].out_shape, found[0], op)
+    bare: bool = True,
+) -> Array:
+    """
+    The tile of `x` by `repeats` as `parse` reads them, into a fresh array or `out`.
+
+    `bare`: a bare int is a repeats of one axis. A spec layer's `parse` checks the
+    input's dtype too: its calls are kept per dtype.
+    """
+    # a spec layer's checks read the dtype (object arrays: their values, so never kept)
+    spec = None if parse is _numpy_reps else (parse, getattr(x, "dtype", None))
+    form = None if xp is not None or _holds_objects(spec) else _key_form(repeats, bare=bare)
+    done = None if form is None else _kept(x, out, (form, spec), op)
+    if done is not None:
+        return done
     xp, backend = namespace(x, xp, op=op, name=name)
     reps = parse(repeats, x, xp, op)
     parts = None if backend.unwrap is None else backend.unwrap(x)  # before the shape is read
@@ -221,8 +271,9 @@ def tile(
         raise ValueError(msg)
     if out is not None:
         _check_out(x, out, out_shape, xp, backend, op)
+    key = None if form is None else (form, spec)
     if parts is None:
-        return _plain(x, reps, out_shape, xp, backend, out, op)
+        return _plain(x, reps, out_shape, xp, backend, out, op, key)
     if out is not None:
         msg = f"{op}: `out` takes the tile of a plain array, not of a {type(x).__name__}."
         raise TypeError(msg)
@@ -231,23 +282,25 @@ def tile(
 
 
 def _plain(
-    x: Array, reps: Shape, out_shape: Shape, xp: Any, backend: Backend, out: Array | None, op: str
+    x: Array,
+    reps: Shape,
+    out_shape: Shape,
+    xp: Any,
+    backend: Backend,
+    out: Array | None,
+    op: str,
+    key: tuple[Any, ...] | None = None,
 ) -> Array:
-    """The tile of a plain array: its kept program, or one made for this call."""
+    """The tile of a plain array by its planned program, kept under `key` for the next call."""
     layout = None if backend.layout is None else backend.layout(x)
     if layout is not None:
-        # a C-ordered `out` of plain items takes what a fresh output takes, but the
-        # native programs (they make their own output)
         into = None if out is None else backend.layout(out)  # type: ignore[misc]
-        fresh = out is None or (into is not None and into.raw and _program.c_ordered(into))
-        off = _program.OFF.get() | (frozenset() if out is None else frozenset({"native"}))
-        key = (backend.name, layout, reps, fresh, off)
-        kept = _run.KEPT.get(key) or _run.compiled(*key)  # a timed call: once decided
-        # kept again where `KEPT` was cleared (a timed call puts its choice in place); the
-        # next such call takes the same (`out` passed every check)
-        _run.keep(key, kept)
-        if out is None or into is not None:
-            _run.keep((backend.name, layout, reps, into or True, _program.OFF.get()), kept)
+        # a C-ordered `out` of plain items takes what a fresh output takes, but the
+        # programs that make their own output
+        fresh = out is None or (into is not None and into.as_bytes and _program.c_ordered(into))
+        kept = _run.compiled(backend.name, layout, reps, fresh, out is not None)
+        if key is not None and (out is None or into is not None):
+            _run.keep((backend.name, layout, *key, into or True), kept)
         return _allocating(kept[1], x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
     # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a

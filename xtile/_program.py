@@ -1,34 +1,42 @@
 """The planner, integers only: a tile's `candidates` (docs/how-it-works.md), priced, and `plan`."""
 
-import contextvars
 import itertools
 import math
 import operator
 from typing import NamedTuple, TypeAlias
 
-__all__ = [
-    "CLOSE", "KINDS", "MAX_DIMS", "NONE", "OFF", "SLAB_BYTES", "STAGE_BYTES", "Copy", "Layout",
-    "Model", "Program", "Repeat", "Replicate", "Slabs", "Whole", "c_ordered", "candidates", "cost",
-    "features", "fit_rank", "plan", "promote", "ranked", "split_at", "view_shapes",
-]  # fmt: skip
-
 # limits, not tuning: the lowest rank limit of the array libraries' broadcast views,
 # and the host's largest staged array (it stays in cache; the peak memory: the output + this)
 MAX_DIMS = 64
 STAGE_BYTES = 1 << 15
-# a slab of a big output written by its own program (docs/performance.md)
+# a slab of a big output written by its own program (extended programs read back 1.5x less)
 SLAB_BYTES = 1 << 20
-# the most a rival's price is above the cheapest one's for both to be timed (`ranked`)
-CLOSE = 1.5
 
 Shape: TypeAlias = tuple[int, ...]
 Region: TypeAlias = tuple[tuple[int, int], ...]
-# ns per call, inner loop, element, byte written by a step under `Model.big`, byte over it
-Price: TypeAlias = tuple[float, float, float, float, float]
-NONE: Price = (math.inf, 0.0, 0.0, 0.0, 0.0)  # a step the backend does not have
-# a step's work: inner loops, elements, bytes
-Work: TypeAlias = tuple[int, int, int]
 KINDS = ("copy", "item", "void", "gather", "repeat", "replicate", "native", "split")
+
+
+class Price(NamedTuple):
+    """The nanoseconds a step costs: per call, per inner loop, per element, per byte written."""
+
+    call: float
+    loop: float
+    element: float
+    byte: float  # of a step under `Model.big` bytes
+    big_byte: float  # of a step of `Model.big` bytes or more
+
+
+class Work(NamedTuple):
+    """What a step does: its inner loops, its elements and the bytes it writes."""
+
+    loops: int
+    elements: int
+    bytes: int
+
+
+NONE = Price(math.inf, 0.0, 0.0, 0.0, 0.0)  # a step the backend does not have
+FREE = Price(0.0, 0.0, 0.0, 0.0, 0.0)  # a model without prices: every program is one copy
 
 
 class Layout(NamedTuple):
@@ -37,9 +45,9 @@ class Layout(NamedTuple):
     shape: Shape
     strides: Shape  # in units of `unit` bytes
     itemsize: int
-    raw: bool = False  # its items may move as bytes (a plain dtype, no conj or neg bit)
-    parts: bool = False  # writes into views of a fresh output record nothing (no autograd)
-    tuned: bool = False  # in host memory, eager: the backend's `model` prices it
+    as_bytes: bool = False  # its items may move as bytes (a plain dtype, no conj or neg bit)
+    unrecorded: bool = False  # writes into views of a fresh output record nothing (autograd)
+    on_host: bool = False  # in host memory and eager: the backend's host `model` prices it
     unit: int = 1
 
 
@@ -50,8 +58,8 @@ class Model(NamedTuple):
     # items of a machine word; as longer items (void); a repeat of blocks (its "elements":
     # source blocks of 1, 2, 4, 8, 16 or 32 bytes, a loop each); a copy inside the output
     # (its "elements": bytes 4K-aliased); the backend's own tile; a copy by index of a short
-    # last axis (`split_at`). Both "elements" prices: benchmarks/numpy_prices.py
-    copy: Price = (0.0, 0.0, 0.0, 0.0, 0.0)
+    # last axis (`split_at`)
+    copy: Price = FREE
     item: Price = NONE
     void: Price = NONE
     gather: Price = NONE
@@ -59,16 +67,14 @@ class Model(NamedTuple):
     replicate: Price = NONE
     native: Price = NONE
     split: Price = NONE
-    big: int = 1 << 23  # the least step whose bytes cost the second byte price; the
-    # least output past a host's caches (`_staged`)
-    grain: tuple[int, float] = (0, 1.0)  # (n, f): a step of under n bytes (on one thread)
-    # costs each inner loop f times its price
+    big: int = 1 << 23  # the least step whose bytes cost `Price.big_byte`; the least
+    # output past a host's caches (`_staged`)
+    grain_bytes: int = 0  # a step of fewer bytes runs on one thread: its loops cost
+    grain_factor: float = 1.0  # this many times their price
     words: frozenset[int] = frozenset()  # run sizes a copy moves as one machine word
     interleaved: bool = False  # a written prefix copies to places interleaved with it
     threads: int = 1  # the threads that write slabs of one output at once (`Slabs`)
     stage: int = STAGE_BYTES  # the most bytes of a staged array
-    timed: int = 0  # of fewer output bytes, the first calls time the rivals (`_run._measured`)
-    host: "Model | None" = None  # NumPy's, whose plan on the same memory is a rival "host"
 
 
 class Copy(NamedTuple):
@@ -197,7 +203,7 @@ def _copy_work(
             break
         inner *= d
     n = max(by, 1)
-    return by, (n * size // inner, n * size, n * size * itemsize)
+    return by, Work(n * size // inner, n * size, n * size * itemsize)
 
 
 def _replicate_work(step: Replicate, out_shape: Shape, itemsize: int, /) -> Work:
@@ -205,14 +211,15 @@ def _replicate_work(step: Replicate, out_shape: Shape, itemsize: int, /) -> Work
     places, inner = math.prod(step.places), math.prod(out_shape[step.axis + 1 :]) * itemsize
     far, each = step.n * inner, (step.stop - step.n) * inner  # each place's `each` bytes, `far` up
     aliased = step.stop <= 2 * step.n and far > 4096 and 0 < far % 4096 < min(32, each)
-    return places * -(-(step.stop - step.n) // step.n), places * each * aliased, places * each
+    return Work(places * -(-(step.stop - step.n) // step.n), places * each * aliased, places * each)
 
 
 def _charge(m: Model, kind: str, work: Work, /) -> float:
     """The price of one step of `kind` doing `work` (inner loops, elements, bytes)."""
     price: Price = getattr(m, kind)
-    byte, slow = price[3 + (work[2] >= m.big)], m.grain[1] if work[2] < m.grain[0] else 1
-    return price[0] + work[0] * price[1] * slow + work[1] * price[2] + work[2] * byte
+    byte = price.big_byte if work.bytes >= m.big else price.byte
+    loop = price.loop * (m.grain_factor if work.bytes < m.grain_bytes else 1.0)
+    return price.call + work.loops * loop + work.elements * price.element + work.bytes * byte
 
 
 def features(program: Program, layout: Layout, m: Model, /) -> list[tuple[str, Work]]:
@@ -227,14 +234,14 @@ def features(program: Program, layout: Layout, m: Model, /) -> list[tuple[str, W
             by, work = _copy_work(step.shape, src, step.reps, dest, itemsize, step.item, split)
             kind = "item" if step.item in (1, 2, 4, 8, 16) else "void" if step.item else "copy"
             if step.gather:  # as a `Repeat`'s blocks: runs of 1-32 bytes move as items
-                n = work[1] * (step.item in (1, 2, 4, 8, 16, 32))
-                kind, work = "gather", (work[1] - n, n, work[2])
+                n = work.elements * (step.item in (1, 2, 4, 8, 16, 32))
+                kind, work = "gather", Work(work.elements - n, n, work.bytes)
             steps.append(("split" if by else kind, work))
             src = _c_strides(made, itemsize) if step.region is None else src
         elif isinstance(step, Repeat):  # blocks of 1, 2, 4, ..., 32 bytes: a loop per source block
             rows, made = math.prod(step.shape[: step.axis]), _grown(*step)
             item = math.prod(step.shape[step.axis :]) * itemsize in (1, 2, 4, 8, 16, 32)
-            work = ((1 - item) * rows * step.r, item * rows, math.prod(made) * itemsize)
+            work = Work((1 - item) * rows * step.r, item * rows, math.prod(made) * itemsize)
             steps.append(("repeat", work))
             src = _c_strides(made, itemsize)
         elif isinstance(step, Replicate):
@@ -265,65 +272,45 @@ def _promote_strides(layout: Layout, ndim: int, /) -> Shape:
     return (0,) * (ndim - len(layout.strides)) + tuple(st * layout.unit for st in layout.strides)
 
 
-def plan(
-    layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
-) -> Program:
-    """The cheapest of the `candidates` not named in `off` (never the one copy), or its slabs."""
-    return ranked(layout, reps, m, fresh, off)[0]
+def plan(layout: Layout, reps: Shape, m: Model, fresh: bool, into: bool = False, /) -> Program:
+    """
+    The cheapest of the `candidates`, or its slabs: the program a call of `layout` runs.
+
+    `fresh`: the output is C-ordered (a fresh one, or an `out` of plain items), so runs
+    may move as items; `into`: it is an `out`, so no program that makes its own output.
+    """
+    found = candidates(layout, reps, m, fresh)
+    if into:  # neither the native tile nor a last `Repeat` (its array would be a temporary)
+        found = [p for p in found if p.name != "native" and not _makes_output(p)]
+    best = min(found, key=operator.attrgetter("cost"))  # of equal prices, the first found
+    return min([best, *_slabs(best, layout, m)], key=operator.attrgetter("cost"))
 
 
-def ranked(
-    layout: Layout, reps: Shape, m: Model, fresh: bool, off: frozenset[str] = frozenset(), /
-) -> tuple[Program, ...]:
-    """`plan`'s program; of an output under `m.timed` bytes, its rivals (native, within `CLOSE`)."""
-    m = m._replace(gather=NONE) if "gather" in off else m  # in any candidate
-    found = [p for p in candidates(layout, reps, m, fresh) if p.name not in off or p.name == "copy"]
-    if "native" in off:  # `out=`: nor any output a `Repeat` makes (it would be a temporary)
-        found = [p for p in found if not (p.steps and isinstance(p.steps[-1], Repeat))]
-    price = operator.attrgetter("cost")
-    found += _slabs(min(found, key=price), layout, m, off)
-    found.sort(key=price)  # stable: of equal prices, the first found
-    # each name's least within `CLOSE`; NumPy's chain of repeats at any price, first (its
-    # prices miss most: docs/performance.md)
-    chain = [p for p in found if p.name == "native" and isinstance(p.steps[0], Repeat)]
-    near = [p for p in found if p.cost <= CLOSE * found[0].cost or p in chain]
-    close = {p.name: p for p in reversed(near)}
-    close.pop(found[0].name)
-    rivals = sorted(close.values(), key=lambda p: (p.name != "native", p.cost))
-    # untimed: autograd's graph (its sums' order) would change from call to call
-    timed = layout.parts and math.prod(found[0].out_shape) * layout.itemsize < m.timed
-    rivals = rivals[: 2 * (timed := timed and "measured" not in off)]
-    # and the host's plan (into `out`) where runs average under 64 bytes (loops underpriced)
-    host = m.host if timed and fresh and layout.raw and "host" not in off else None
-    work = [w for _, w in features(found[0], layout, m)] if host else []
-    if host and sum(w[2] for w in work) < 64 * sum(w[0] for w in work):
-        rivals.append(plan(layout, reps, host, fresh, off | {"native"})._replace(name="host"))
-    return (found[0], *rivals)
+def _makes_output(program: Program, /) -> bool:
+    """Whether `program`'s last step makes a fresh array (a `Repeat`), not an `out`."""
+    return bool(program.steps) and isinstance(program.steps[-1], Repeat)
 
 
-def _slabs(best: Program, layout: Layout, m: Model, off: frozenset[str], /) -> list[Program]:
+def _slabs(best: Program, layout: Layout, m: Model, /) -> list[Program]:
     """An extended `best` of a big output as slabs of its first axis, each by its own program."""
     # an extended program reads back what it wrote; on a big output, slabs of the first
     # axis (not one `x` gained) may stage where the whole input could not (fewer rows),
     # each a tile of its own that writes each byte once, `m.threads` of them at once
-    if best.name != "extended" or "slabs" in off or m.threads < 2 or best.reps[0] != 1:
+    if best.name != "extended" or m.threads < 2 or best.reps[0] != 1:
         return []
     d0, nbytes = best.shape[0], math.prod(best.out_shape) * layout.itemsize
-    if (k := min(d0, nbytes // SLAB_BYTES)) < 2 or nbytes < m.big:
+    k = min(d0, nbytes // SLAB_BYTES)
+    if k < 2 or nbytes < m.big:
         return []
     cuts = tuple(itertools.pairwise(d0 * i // k for i in range(k + 1)))
-    off |= {"slabs", "native", "extended", "gather"}  # each slab into the output, no index
-    each = m._replace(stage=m.stage // 2 // m.threads)  # 2: a level, and the next, at once
-    made = {n: plan(layout._replace(shape=(n, *best.shape[1:])), best.reps, each, True, off)
-            for n in {b - a for a, b in cuts}}  # fmt: skip
+    # each slab into the output by copies and staging: no index, no program of its own output
+    each = m._replace(stage=m.stage // 2 // m.threads, gather=NONE, replicate=NONE, threads=1)
+    made = {}
+    for n in {b - a for a, b in cuts}:
+        made[n] = plan(layout._replace(shape=(n, *best.shape[1:])), best.reps, each, True, True)
     programs = tuple(made[b - a] for a, b in cuts)
     cost = sum(p.cost for p in programs)  # not shared out: prices fitted on `threads` count them
     return [best._replace(steps=(Slabs(cuts, programs),), cost=cost, name="slabs")]
-
-
-# the strategies switched off in this thread or task, for ablations
-# (`xtile._testing.switched_off`)
-OFF: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("OFF", default=frozenset())
 
 
 def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Program]:
@@ -342,7 +329,7 @@ def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Pr
     found = [one]
     for c in _items(shape, strides, reps, layout, m, fresh):
         found.append(one._replace(steps=(c,), name="gather" if c.gather else "bytes"))
-    if any(m.copy):  # a model without prices (array-api-strict's) takes one copy
+    if m.copy != FREE:  # a model without prices (array-api-strict's) takes one copy
         # the native program writes into a fresh output only; NumPy's chain of repeats
         # takes a C-ordered input only
         if fresh and m.native != NONE:
@@ -350,7 +337,7 @@ def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Pr
         if fresh and m.repeat != NONE and (chain := _chain(shape, strides, reps, layout.itemsize)):
             found.append(base._replace(steps=chain, name="native"))
         found += _staged(base, layout, strides, m, fresh)
-        if fresh and layout.raw and layout.parts and m.replicate != NONE:
+        if fresh and layout.as_bytes and layout.unrecorded and m.replicate != NONE:
             found += _extended(base, layout, strides, m)
     return [p._replace(cost=cost(p, layout, m)) for p in found]
 
@@ -378,13 +365,20 @@ def _chain(shape: Shape, strides: Shape, reps: Shape, itemsize: int, /) -> Steps
 
 
 def _items(
-    shape: Shape, strides: Shape, reps: Shape, layout: Layout, m: Model, fresh: bool,
-    region: Region | None = None, /,
-) -> list[Copy]:  # fmt: skip
-    """The copies of runs (contiguous, raw, fresh) as items, and gathered by an index of runs."""
+    shape: Shape,
+    strides: Shape,
+    reps: Shape,
+    layout: Layout,
+    m: Model,
+    fresh: bool,
+    region: Region | None = None,
+    /,
+) -> list[Copy]:
+    """The copies of runs (contiguous, as bytes, fresh) as items, and gathered by their index."""
     last, size = _last(reps), layout.itemsize
     run = math.prod(shape[last:]) * size
-    if last < 0 or not (fresh and layout.raw and _contiguous(shape[last:], strides[last:], size)):
+    movable = fresh and layout.as_bytes
+    if last < 0 or not (movable and _contiguous(shape[last:], strides[last:], size)):
         return []
     word = max((w for w in m.words if run % w == 0 and w > size), default=0)
     void = run not in (2, 4, 8) and m.void != NONE and run < 1 << 30
@@ -402,7 +396,8 @@ def _staged(
 ) -> list[Program]:
     """The programs that first tile the inner repeated axes into arrays of `m.stage` bytes."""
     shape, reps, itemsize, out_shape = base.shape, base.reps, layout.itemsize, base.out_shape
-    n = len(axes := [i for i, r in enumerate(reps) if r != 1])
+    axes = [i for i, r in enumerate(reps) if r != 1]
+    n = len(axes)
     price = operator.itemgetter(0)  # of (price, steps): steps are never compared
 
     def between(j: int, k: int, part: tuple[int, int] = (-1, 1)) -> Shape:
@@ -428,7 +423,7 @@ def _staged(
             break
         best[j] = min((level(k, between(j, k)) for k in list(best)), key=price)
     found: list[Program] = []
-    big = layout.tuned and math.prod(out_shape) * itemsize >= m.big  # past a host's caches
+    big = layout.on_host and math.prod(out_shape) * itemsize >= m.big  # past a host's caches
     for j in list(best):
         cur, left = state[j], between(0, j)
         if best[j][1]:
@@ -440,7 +435,7 @@ def _staged(
         pairs = (d for i in range(1, math.isqrt(r) + 1) if r % i == 0 for d in (i, r // i))
         divisors = sorted({d for d in pairs if 1 < d <= min(r - 1, room)})
         ks = divisors[-2:] + [k for k in divisors[:-2] if k * k >= r][:1]
-        if layout.parts and 2 <= room < r and r % room:
+        if layout.unrecorded and 2 <= room < r and r % room:
             ks.append(room)
         for k in ks:
             _, steps = min((level(i, between(j, i, (a, k))) for i in best if i >= j), key=price)

@@ -1,16 +1,13 @@
 """The interpreter: fresh-array steps, then writes into one output, by a backend's primitives."""
 
 import functools
-import time
 from collections.abc import Callable
 from typing import Any
 
 from array_api_compat import device, is_lazy_array, is_writeable_array
 
 from ._backends import MUTABLE, Backend, Call, library, load
-from ._program import Copy, Layout, Program, Repeat, Replicate, Slabs, Whole, ranked, view_shapes
-
-__all__ = ["KEPT", "compile_program", "compiled", "copy", "keep"]
+from ._program import Copy, Layout, Program, Repeat, Replicate, Slabs, Whole, plan, view_shapes
 
 Array = Any
 
@@ -42,7 +39,7 @@ def _standard_repeat(step: Repeat, xp: Any) -> Call:
     return lambda x, _: xp.concat([xp.reshape(x, step.shape)] * step.r, axis=step.axis)
 
 
-# the calls of programs kept: (library, layout, repeats, fresh, off) -> call; its size bounded
+# the calls of programs kept: (library, layout, repeats, into) -> call; its size bounded
 KEPT: dict[tuple[Any, ...], tuple[Program, Call]] = {}
 
 
@@ -50,9 +47,6 @@ def compile_program(
     program: Program, backend: Backend, xp: Any, tile: Callable[..., Array] | None = None
 ) -> Call:
     """`program` as a call ``(x, out)``, each step's primitive made once."""
-    if program.name == "host" and backend.host:  # the host's (NumPy's) program, on `x`'s memory
-        host, on = backend.host
-        return on(compile_program(program, host, host.xp), program)
     steps = program.steps or (Copy(program.shape, program.reps),)
     cut = next((i for i, s in enumerate(steps) if _inside(s)), len(steps))
     fresh: list[Call] = []
@@ -125,42 +119,12 @@ def _write(
 
 @functools.lru_cache(maxsize=256)
 def compiled(
-    name: str, layout: Layout, reps: tuple[int, ...], fresh: bool, off: frozenset[str]
+    name: str, layout: Layout, reps: tuple[int, ...], fresh: bool, into: bool
 ) -> tuple[Program, Call]:
-    """The cheapest program of a planned backend's input, and its call (timed): kept per key."""
+    """The program `plan` gives a planned backend's input, and its call."""
     backend = load(name)
-    programs = ranked(layout, reps, backend.model if layout.tuned else backend.device, fresh, off)
-    calls = tuple(compile_program(p, backend, backend.xp) for p in programs)
-    kept = (programs[0], calls[0] if len(calls) == 1 else _measured(programs, calls))
-    keep((name, layout, reps, fresh, off), kept)
-    return kept
-
-
-def _measured(programs: tuple[Program, ...], calls: tuple[Call, ...]) -> Call:
-    """The call of the fastest of `programs` by their first runs, three in a row each turn."""
-    times: list[list[float]] = [[] for _ in calls]
-    chosen: list[int] = []
-
-    def run(x: Array, out: Array | None) -> Array:
-        if not chosen:
-            # each until eight runs in all and 100 us in those past its first turn (a
-            # process's first calls fault memory in; short runs' times vary), or 100 runs
-            # (a clock that stands still, as under freezegun)
-            left = [i for i, t in enumerate(times) if len(t) < (100 if sum(t[3:]) < 1e-4 else 8)]
-            if left:
-                i = min(left, key=lambda i: len(times[i]) // 3)
-                start = time.perf_counter()
-                result = calls[i](x, out)
-                times[i].append(time.perf_counter() - start)
-                return result
-            warm = [min(t[4::3] + t[5::3]) for t in times]  # past the first turn, runs after
-            chosen.append(warm.index(min(warm)))  # one of their own (as the kept program's are)
-        j = chosen[0]  # one choice, where threads made two at once; in place of this call
-        # wherever kept (again, where `KEPT` was cleared and a key kept this call anew)
-        KEPT.update({k: (programs[j], calls[j]) for k, v in KEPT.copy().items() if v[1] is run})
-        return calls[j](x, out)
-
-    return run
+    program = plan(layout, reps, backend.model if layout.on_host else backend.device, fresh, into)
+    return program, compile_program(program, backend, backend.xp)
 
 
 def keep(key: tuple[Any, ...], kept: tuple[Program, Call]) -> None:

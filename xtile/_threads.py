@@ -1,11 +1,12 @@
 """The threads that write a big output: `threads`, ``XTILE_NUM_THREADS``, threadpoolctl."""
 
-# A big copy is split into slabs, one per thread: the calling thread writes one, a pool
-# (made on the first such copy, remade after a fork) the others. The count is the first
-# of: the innermost `threads` block, XTILE_NUM_THREADS, the CPUs this process may run on;
-# a threadpoolctl limit lowers it. A copy that starts while another is in the pool runs
-# on its caller's thread alone: calls from many threads never ask for more threads than
-# there are CPUs.
+# A big copy is split into slabs, `SHARES` per thread, which the calling thread and a
+# pool's threads (the pool made on the first such copy, remade after a fork) take in
+# turns; the caller takes every slab no other thread has started, so on busy cores it
+# waits for no thread the system does not run. The count is the first of: the innermost
+# `threads` block, XTILE_NUM_THREADS, the CPUs this process may run on; a threadpoolctl
+# limit lowers it. A copy that starts while another is in the pool runs on its caller's
+# thread alone: calls from many threads never ask for more threads than there are CPUs.
 
 import contextlib
 import contextvars
@@ -15,10 +16,10 @@ import types
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
-__all__ = ["PARALLEL_BYTES", "count", "run", "threads"]
-
-# the least copy that slabs speed up (measured: docs/performance.md)
+# the least copy that slabs speed up (smaller ones: no faster on two threads)
 PARALLEL_BYTES = 12 << 20
+# slabs per thread: one the system does not run holds up the copy by a quarter of its share
+SHARES = 4
 
 _LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar("xtile_threads", default=None)
 
@@ -105,37 +106,52 @@ def threads(n: int, /) -> Iterator[None]:
 
 
 def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
-    """Run `calls` (C copies that release the GIL) on the pool, the last on this thread."""
-    if len(calls) > 1 and len(calls) > (n := min(count(), most)):  # in turns, `n` at once
-        calls = [lambda g=calls[i::n]: [c() for c in g] for i in range(n)]  # type: ignore[misc]
+    """
+    Run `calls` (C copies that release the GIL) on up to `most` threads, this one among them.
+
+    The threads take the calls in turns, and this thread takes every call that no other
+    has started: on busy cores a call waits for no thread the system does not run.
+    """
+    n = min(count(), most, len(calls))
     with _STATE.lock:
-        if shared := not _STATE.busy and len(calls) > 1:
+        shared = n > 1 and not _STATE.busy  # a copy already in the pool: this one alone
+        if shared:
             _STATE.busy = True
             _STATE.pool = _STATE.pool or ThreadPoolExecutor(_cpus(), thread_name_prefix="xtile")
-    futures: list[Future[object]] = []
+    if not shared:
+        for call in calls:
+            call()
+        return
+    left, taking = iter(calls), threading.Lock()
+
+    def take() -> None:
+        while True:
+            with taking:
+                call = next(left, None)
+            if call is None:
+                return
+            call()
+
+    futures: list[Future[None]] = []
     try:
-        for call in calls[:-1] if shared else ():
+        for _ in range(n - 1):
             try:
-                futures.append(_STATE.pool.submit(call))
+                futures.append(_STATE.pool.submit(take))
             except RuntimeError:  # the interpreter is shutting down: no new threads
                 break
-        try:
-            for call in calls[len(futures) :]:  # the rest, on this thread
-                call()
-        finally:
-            errors = [f.exception() for f in futures]
-        if (error := next(filter(None, errors), None)) is not None:
-            raise error
+        take()
     finally:
-        if shared:
-            _STATE.busy = False
+        errors = [f.exception() for f in futures]  # every started call done before a return
+        _STATE.busy = False
+    if (error := next(filter(None, errors), None)) is not None:
+        raise error
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forked)
 
 
-def _unlimited() -> int:
+def default_count() -> int:
     """The count outside any block; the CPUs where ``XTILE_NUM_THREADS`` is wrong."""
     try:
         return _default()
@@ -160,13 +176,13 @@ def _register_threadpoolctl() -> None:
 
         def get_num_threads(self) -> int:
             """The limit in force: threadpoolctl's, else the count outside any block."""
-            return _STATE.limited or _unlimited()
+            return _STATE.limited or default_count()
 
         def set_num_threads(self, num_threads: int) -> None:
             """Limit every later copy; threadpoolctl restores the limit it read on exit."""
             # the count outside any block is no limit (the exit restores it): it must
             # not cap a `threads` block that asks for more
-            _STATE.limited = None if num_threads == _unlimited() else max(1, num_threads)
+            _STATE.limited = None if num_threads == default_count() else max(1, num_threads)
 
         def get_version(self) -> str:
             """The version of xtile."""

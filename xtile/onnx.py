@@ -1,5 +1,6 @@
 """ONNX Tile-1, Tile-6 and Tile-13: strict layers over the one core."""
 
+import functools
 from typing import Any
 
 from array_api_compat import is_lazy_array
@@ -10,10 +11,23 @@ from ._tile import Array, ArrayNamespace, Repeats
 __all__ = ["tile", "tile_shape", "tile_v1"]
 
 # the array-API (and NumPy) dtype names; ONNX's are the same but for two
-_DTYPES = (
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
-)  # fmt: skip
+_DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+]
 _ONNX_NAMES = {"float32": "float", "float64": "double"}
 # the type constraint T of each version, in ONNX's type names: data, not branches
 _TILE_13_TYPES = frozenset({_ONNX_NAMES.get(n, n) for n in _DTYPES} | {"string"})
@@ -69,9 +83,14 @@ def _onnx_repeats(repeats: Repeats, ndim: int | None, /, *, op: str) -> tuple[in
 
 # `input`: the ONNX input's name
 def tile(
-    input: Array, repeats: Repeats, /, *, opset: int = 13, xp: ArrayNamespace | None = None,
+    input: Array,
+    repeats: Repeats,
+    /,
+    *,
+    opset: int = 13,
+    xp: ArrayNamespace | None = None,
     out: Array | None = None,
-) -> Array:  # fmt: skip
+) -> Array:
     """
     ONNX Tile-6 (opsets 6 to 12) and Tile-13 (opset 13 and later).
 
@@ -136,19 +155,30 @@ def tile(
         )
         raise ValueError(msg)
     version = 13 if opset >= 13 else 6
-
-    def parse(repeats: object, x: Any, xp: Any, op: str) -> tuple[int, ...]:
-        _check_type(x, version, xp=xp)
-        return _onnx_repeats(repeats, x.ndim, op=op)
-
     op = f"ONNX Tile-{version}"
-    return _front.tile(input, repeats, xp, out, op=op, name="input", parse=parse)
+    parse = _PARSE[version]
+    return _front.tile(input, repeats, xp, out, op=op, name="input", parse=parse, bare=False)
+
+
+def _parse(version: int, repeats: object, x: Any, xp: Any, op: str) -> tuple[int, ...]:
+    """Check the input's type in `version`'s constraint, and `repeats`; return the repeats."""
+    _check_type(x, version, xp=xp)
+    return _onnx_repeats(repeats, x.ndim, op=op)
+
+
+# one reader per version: the plan cache keeps a layer's calls per reader and dtype
+_PARSE = {version: functools.partial(_parse, version) for version in (6, 13)}
 
 
 def tile_v1(
-    input: Array, tiles: int | Array, axis: int | Array, /, *, xp: ArrayNamespace | None = None,
+    input: Array,
+    tiles: int | Array,
+    axis: int | Array,
+    /,
+    *,
+    xp: ArrayNamespace | None = None,
     out: Array | None = None,
-) -> Array:  # fmt: skip
+) -> Array:
     """
     ONNX Tile-1: repeat the whole input `tiles` times along one `axis`.
 

@@ -9,12 +9,7 @@ from typing import Any, NamedTuple
 
 import array_api_compat
 
-from .._program import MAX_DIMS, Copy, Layout, Model, Program, Repeat, Replicate
-
-__all__ = [
-    "DEVICE", "LIBRARIES", "MUTABLE", "STANDARD", "Backend", "check_apart", "compiling", "library",
-    "load", "of", "overlaps_itself", "symbolic",
-]  # fmt: skip
+from .._program import MAX_DIMS, Copy, Layout, Model, Price, Repeat, Replicate
 
 Array = Any
 Call = Callable[[Array, Array | None], Array]
@@ -41,18 +36,15 @@ class Backend(NamedTuple):
     # runs the calls of a `Slabs` step (a model of `threads` >= 2 plans them)
     slabs: Callable[[list[Callable[[], object]]], None] | None = None
     xp: ModuleType | None = None  # its namespace, for the programs kept of it
-    # the host's backend (NumPy's, whose `Model.host` plans a rival), and a call of it made
-    # one on these arrays' memory, of its program
-    host: tuple["Backend", Callable[[Call, Program], Call]] | None = None
 
 
 STANDARD = Backend("standard")
 # a GPU's prices: benchmarks/fit_cost.py --backend torch-cuda, an H200 (big bytes: --cases big)
 DEVICE = Model(
-    copy=(2.03e4, 0.001027, 0.001483, 8.467e-05, 0.0001691),
-    item=(2.926e4, 0.0, 0.0007712, 5.234e-05, 5.234e-05),
-    replicate=(2.985e4, 0.001027, 0.0, 0.0004003, 0.0007995),
-    native=(2.661e4, 0.0, 0.0009559, 1.993e-05, 0.0003992),
+    copy=Price(2.03e4, 0.001027, 0.001483, 8.467e-05, 0.0001691),
+    item=Price(2.926e4, 0.0, 0.0007712, 5.234e-05, 5.234e-05),
+    replicate=Price(2.985e4, 0.001027, 0.0, 0.0004003, 0.0007995),
+    native=Price(2.661e4, 0.0, 0.0009559, 1.993e-05, 0.0003992),
     words=frozenset({2, 4, 8, 16}),  # 16: as complex128
     stage=1 << 22,  # a staged array of up to 4 MiB beside a device's output
     interleaved=True,

@@ -7,8 +7,6 @@ import array_api_strict as xp
 from .._program import Layout
 from . import Backend
 
-__all__ = ["BACKEND"]
-
 
 def _layout(x: Any, /) -> Layout | None:
     """Shape and element size (staging reads nothing else)."""

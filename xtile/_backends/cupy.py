@@ -9,8 +9,6 @@ import cupy
 from .._program import NONE, Copy, Layout, view_shapes
 from . import DEVICE, Backend, Call, check_apart
 
-__all__ = ["BACKEND"]
-
 _WORDS = {2: cupy.int16, 4: cupy.int32, 8: cupy.int64, 16: cupy.complex128}  # bit for bit
 
 
@@ -63,12 +61,18 @@ def _overlap(a: Any, b: Any, /) -> bool:
     return bool(a.size and b.size) and a0 < b1 and b0 < a1
 
 
+def _layout(x: Any, /) -> Layout | None:
+    """What the planner reads of a plain `cupy.ndarray`: shape, strides, element size."""
+    if type(x) is not cupy.ndarray:
+        return None
+    return Layout(x.shape, x.strides, x.dtype.itemsize, as_bytes=True, unrecorded=True)
+
+
 BACKEND = Backend(
-    "cupy", device=DEVICE._replace(replicate=NONE, native=NONE),  # PyTorch's prices of a GPU
-    layout=lambda x: (  # shape, strides, element size: the plan cache's key
-        tuple.__new__(Layout, (x.shape, x.strides, x.dtype.itemsize, True, True, False, 1))
-        if type(x) is cupy.ndarray else None),
+    "cupy",
+    device=DEVICE._replace(replicate=NONE, native=NONE),  # PyTorch's prices of a GPU
+    layout=_layout,
     copy=_copy,
     check_out=lambda x, o, op, seen: check_apart(x, o, op, o.strides, o.itemsize, _overlap, seen),
     xp=xp,
-)  # fmt: skip
+)

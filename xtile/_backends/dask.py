@@ -12,7 +12,6 @@ from dask.utils import parse_bytes
 
 from . import Backend
 
-__all__ = ["BACKEND"]
 Shape = tuple[int, ...]
 
 DASK_GROUP_BYTES = 4 << 20

@@ -11,7 +11,6 @@ from jax.sharding import NamedSharding, PartitionSpec
 from .._program import promote
 from . import Backend
 
-__all__ = ["BACKEND"]
 Shape = tuple[int, ...]
 
 

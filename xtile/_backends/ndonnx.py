@@ -6,8 +6,6 @@ import ndonnx as ndx
 
 from . import Backend
 
-__all__ = ["BACKEND"]
-
 
 def _whole(x: Any, reps: tuple[int, ...], _xp: Any, _tile: Any) -> Any:
     """`ndonnx.tile`; an unknown axis repeated 0 times taken empty first, so its 0 is known."""

@@ -11,10 +11,18 @@ import array_api_compat.numpy as xp
 import numpy as np
 
 from .. import _threads
-from .._program import STAGE_BYTES, Copy, Layout, Model, Repeat, Replicate, split_at, view_shapes
+from .._program import (
+    STAGE_BYTES,
+    Copy,
+    Layout,
+    Model,
+    Price,
+    Repeat,
+    Replicate,
+    split_at,
+    view_shapes,
+)
 from . import Backend, Call, check_apart
-
-__all__ = ["BACKEND"]
 
 _MAX_VOID_BYTES = 1 << 30  # NumPy's void items hold fewer than 2**31 bytes
 
@@ -25,13 +33,11 @@ def _layout(x: Any, /) -> Layout | None:
     return _read(x.shape, x.strides, x.dtype) if plain else None
 
 
-# a layout kept per (shape, strides, dtype): a dtype's fields are slow to read; object and
-# string items hold pointers, not bytes
-_read = functools.lru_cache(maxsize=256)(
-    lambda shape, strides, dtype: Layout(
-        shape, strides, dtype.itemsize, not dtype.hasobject and dtype.kind != "T", True, True, 1
-    )
-)
+@functools.lru_cache(maxsize=256)
+def _read(shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any, /) -> Layout:
+    """The layout of an array: kept, since a dtype's fields are slow to read."""
+    as_bytes = not dtype.hasobject and dtype.kind != "T"  # object and string items: pointers
+    return Layout(shape, strides, dtype.itemsize, as_bytes, unrecorded=True, on_host=True)
 
 
 def _whole_items(a: np.ndarray[Any, Any], fill: bool = False, /) -> np.ndarray[Any, Any]:
@@ -149,7 +155,8 @@ def _parallel(copy: Callable[..., object], target: Any, source: Any, axes: int =
     if n == 1 or axis is None or target.dtype.kind == "T":
         copy(target, source)
         return
-    cuts = [target.shape[axis] * i // n for i in range(n + 1)]
+    k = min(target.shape[axis], _threads.SHARES * n)
+    cuts = [target.shape[axis] * i // k for i in range(k + 1)]
     parts = [(*(slice(None),) * axis, slice(a, b)) for a, b in itertools.pairwise(cuts)]
     same = source.shape[axis] == 1  # `source` broadcast along `axis`
     _threads.run([functools.partial(copy, target[p], source if same else source[p]) for p in parts])
@@ -178,7 +185,8 @@ def _replicate(out: Any, step: Replicate, /) -> None:
         count, stride = (math.prod(d for d, _ in axes), axes[-1][1]) if axes else (1, 0)
         nbytes, dst = (stop - n) * inner, n * inner
         split = count == 1 and nbytes >= _threads.PARALLEL_BYTES  # one place's bytes in slabs
-        size = min(_MAX_VOID_BYTES, -(-nbytes // _threads.count()) if split else nbytes)
+        shares = _threads.SHARES * _threads.count()
+        size = min(_MAX_VOID_BYTES, -(-nbytes // shares) if split else nbytes)
         calls = []
         for at in range(0, nbytes, size):
             item = np.dtype((np.void, min(size, nbytes - at)))
@@ -219,16 +227,15 @@ def _check_out(x: Any, out: Any, op: str, seen: bool, /) -> None:
 
 
 MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
-    copy=(2321.0, 3.571, 0.0, 0.02488, 0.0225),
-    item=(3564.0, 3.722, 0.1394, 0.05433, 0.0),
-    void=(3883.0, 3.961, 1.5, 0.02472, 0.02353),
-    repeat=(1415.0, 2.0, 1.1, 0.02314, 0.08247),  # per source block: numpy_prices.py
-    replicate=(6361.0, 2.181, 0.45, 0.03887, 0.06),
-    split=(8136.0, 0.5285, 0.4257, 0.03349, 0.03349),
-    gather=(3400.0, 1.949, 0.5482, 0.02717, 0.05169),
+    copy=Price(2321.0, 3.571, 0.0, 0.02488, 0.0225),
+    item=Price(3564.0, 3.722, 0.1394, 0.05433, 0.0),
+    void=Price(3883.0, 3.961, 1.5, 0.02472, 0.02353),
+    repeat=Price(1415.0, 2.0, 1.1, 0.02314, 0.08247),  # per source block
+    replicate=Price(6361.0, 2.181, 0.45, 0.03887, 0.06),
+    split=Price(8136.0, 0.5285, 0.4257, 0.03349, 0.03349),
+    gather=Price(3400.0, 1.949, 0.5482, 0.02717, 0.05169),
     words=frozenset({2, 4, 8}),
-    threads=2,  # the fit's machine's
-    timed=1 << 63,  # every output
+    threads=_threads.default_count(),  # this process's, when xtile is imported
 )
 BACKEND = Backend(
     "numpy",

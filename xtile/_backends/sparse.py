@@ -5,8 +5,6 @@ from typing import Any
 
 from . import Backend
 
-__all__ = ["BACKEND"]
-
 
 def _unwrap(x: Any, /) -> tuple[tuple[Any, ...], Callable[..., Any]] | None:
     """A non-COO array as COO, and how to bring its tile back to `x`'s format."""

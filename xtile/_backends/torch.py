@@ -2,7 +2,6 @@
 
 import ctypes
 import functools
-import importlib.util
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -12,16 +11,10 @@ import array_api_compat.torch as xp
 import torch
 from torch.autograd import forward_ad
 
-from .._program import Copy, Layout, Model, Program, Replicate, view_shapes
+from .._program import Copy, Layout, Model, Price, Replicate, view_shapes
 from . import DEVICE, Backend, Call, check_apart
 
-__all__ = ["BACKEND"]
-
-# NumPy's backend, whose programs run on tensors' memory, where installed (PyTorch's optional)
-_numpy: Any = importlib.util.find_spec("numpy") and importlib.import_module(".numpy", __package__)
-
 # a run of 2, 4, 8 or (on a device) 16 bytes as one item; copies move items bit for bit
-# (and items of each size as integers, for NumPy)
 _WORDS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}
 HUGE_BYTES = 1 << 24  # the least fresh output backed by huge pages (docs/performance.md)
 _HUGE_PAGE, _MADV_HUGEPAGE = 1 << 21, 14
@@ -33,11 +26,12 @@ def _layout(t: torch.Tensor, /) -> Layout | None:
     """What the planner reads of a plain tensor, eager (`of`); None for one that gets one copy."""
     if type(t) is not torch.Tensor or t.layout != torch.strided or t.is_nested or t.is_quantized:
         return None
-    if _wrapped(t) or torch._C._get_tracing_state() is not None:  # traced sizes: one copy
+    if _wrapped(t) or torch.jit.is_tracing():  # type: ignore[attr-defined, no-untyped-call]
         return None
-    raw = (plain := not _recorded(t)) and not t.is_conj() and not t.is_neg()
+    unrecorded = not _recorded(t)
+    as_bytes = unrecorded and not t.is_conj() and not t.is_neg()
     size = t.element_size()
-    return tuple.__new__(Layout, (t.shape, t.stride(), size, raw, plain, t.is_cpu, size))
+    return Layout(t.shape, t.stride(), size, as_bytes, unrecorded, t.is_cpu, size)
 
 
 def _copy(step: Copy, /) -> Call:
@@ -124,23 +118,6 @@ def _empty(shape: Shape, t: torch.Tensor, /) -> torch.Tensor:
     return out
 
 
-def _host(call: Call, p: Program, /) -> Call:
-    """NumPy's `call` into `dest` or a new tensor, items as integers; else PyTorch's one copy."""
-
-    def run(x: torch.Tensor, dest: torch.Tensor | None) -> Any:
-        # a dispatch mode (`make_fx`, fake tensors) sees PyTorch's ops; a ZeroTensor, no memory
-        if torch._C._len_torch_dispatch_stack() or x._is_zerotensor():
-            return _copy(Copy(p.shape, p.reps))(x, dest)
-        out = torch.empty(p.out_shape, dtype=x.dtype, device=x.device) if dest is None else dest
-        # each as integers of its items' size (any dtype: bfloat16, float8, bool), viewed by
-        # DLPack (`Tensor.numpy` would leave the storages unresizable for good)
-        call(*(_numpy.np.from_dlpack(t.view(_WORDS[t.element_size()])) for t in (x, out)))
-        torch.autograd.graph.increment_version(out)  # a write that autograd's checks see
-        return out
-
-    return run
-
-
 def _replicate(out: Any, step: Replicate, /) -> None:
     """A prefix along an axis copied to the rest of it (its parts never overlap)."""
     places, axis, n, stop = step
@@ -202,16 +179,15 @@ def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
 
 
 MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
-    copy=(7555.0, 1.045, 0.01703, 0.01103, 0.01103),
-    item=(16460.0, 1.889, 0.02985, 0.014, 0.09248),
-    replicate=(23420.0, 1.045, 0.0, 0.02567, 0.02567),
-    native=(14020.0, 1.161, 0.02367, 0.009114, 0.352),
+    copy=Price(7555.0, 1.045, 0.01703, 0.01103, 0.01103),
+    item=Price(16460.0, 1.889, 0.02985, 0.014, 0.09248),
+    replicate=Price(23420.0, 1.045, 0.0, 0.02567, 0.02567),
+    native=Price(14020.0, 1.161, 0.02367, 0.009114, 0.352),
     big=1 << 25,  # glibc's largest mmap threshold: above it, every output is faulted anew
-    grain=(1 << 18, 2.5),  # GRAIN_SIZE (32,768) of 8-byte elements (docs/performance.md)
+    grain_bytes=1 << 18,  # GRAIN_SIZE (32,768) of 8-byte elements: under it, one thread
+    grain_factor=2.5,
     words=frozenset({2, 4, 8}),
     interleaved=True,
-    timed=1 << 24,  # a bigger output's first calls fault its pages in (docs/performance.md)
-    host=_numpy.MODEL if _numpy else None,
 )
 BACKEND = Backend(
     "torch",
@@ -225,5 +201,4 @@ BACKEND = Backend(
     check_out=_check_out,
     empty=_empty,
     xp=xp,
-    host=(_numpy.BACKEND, _host) if _numpy else None,
 )

@@ -230,12 +230,8 @@ class Result:
         return self.vs_native / self.vs_bound
 
 
-# calls of each function before its samples: a process's first calls of xtile on an input
-# time its rival programs in turns of three runs (`xtile._run._measured`: at most four
-# programs, eight runs each, so a program of long runs has had its last by the 35th call
-# of all); what is timed is the program kept then. (Runs of microseconds go on to 100 each,
-# within the 20 ms that find a sample's count.)
-SETTLE = 35
+# calls of each function before its samples: xtile's first call of a layout plans it
+SETTLE = 3
 
 
 def best_times(
@@ -247,7 +243,7 @@ def best_times(
     The samples of the functions alternate, so that a slow phase of the machine
     (other tenants, page-cache or frequency changes) weighs on all of them alike:
     their ratios are measured side by side. Each function first runs `SETTLE` times,
-    so that xtile's first calls, which time its rival programs, are over.
+    so that what is timed is the program xtile keeps, not its planning.
 
     Parameters
     ----------

@@ -263,18 +263,18 @@ def _explain(argv: list[str]) -> int:
         if args.time:
             print("  (--time: no programs to time)")
         return 0
-    model, reps = backend.model if layout.tuned else backend.device, tuple(args.repeats)
-    chosen, *rivals = _program.ranked(layout, reps, model, True)
-    found = sorted(_program.candidates(layout, args.repeats, model, True), key=lambda p: p.cost)
-    found = [chosen, *rivals, *(p for p in found if p != chosen and p not in rivals)]
-    took, kept = [""] * len(found), ""
-    if args.time:  # the programs alone, and the two tiles with their calls' costs
+    model, reps = backend.model if layout.on_host else backend.device, tuple(args.repeats)
+    chosen = _program.plan(layout, reps, model, True)
+    found = sorted(_program.candidates(layout, reps, model, True), key=lambda p: p.cost)
+    found = [chosen, *(p for p in found if p != chosen)]
+    took = [""] * len(found)
+    if args.time:  # each program alone, and the two tiles
         from .. import _run
         from ._bench import _same, best_times
 
         calls = [partial(_run.compile_program(p, backend, xp), x, None) for p in found]
         native = importlib.import_module(args.backend).tile
-        tiles = [partial(native, x, args.repeats), partial(xtile.tile, x, args.repeats)]
+        tiles = [partial(native, x, reps), partial(xtile.tile, x, reps)]
         try:
             *times, native_s, xtile_s = best_times([*calls, *tiles], _same, 5)
         except MemoryError as e:
@@ -282,37 +282,9 @@ def _explain(argv: list[str]) -> int:
         took = [f", took {t * 1e6:.1f} us" for t in times]
         native_us, xtile_us = native_s * 1e6, xtile_s * 1e6
         print(f"{args.backend}.tile took {native_us:.1f} us, xtile.tile {xtile_us:.1f} us")
-        program = _run.KEPT[backend.name, layout, tuple(args.repeats), True, frozenset()][0]
-        kept = f"  kept: {describe(program).partition(':')[0]}, priced {program.cost / 1e3:.1f} us"
-        kept += " (the program this process's xtile.tile calls run)"
-    if rivals:  # `xtile._run.compiled`
-        print(
-            f"  rivals: {', '.join(p.name for p in rivals)}, timed with the chosen in a "
-            "process's first calls (in turns of three runs in a row, until each has run eight "
-            "times in all and 100 us after its first three); the fastest runs from then on"
-        )
-        print(
-            "  (the rivals: at most two other kinds, each its cheapest priced within "
-            f"{_program.CLOSE}x of the chosen, the native program first; NumPy's, its chain of "
-            "repeats, at any price)"
-        )
-        if rivals[-1].name == "host":
-            print(
-                "  (and host: NumPy's plan, run on the tensors' memory, where the chosen's runs "
-                "average under 64 bytes, whose loops the prices underestimate)"
-            )
-        if kept:
-            print(kept)
-    elif model.timed and _program.ranked(layout, reps, model._replace(timed=1 << 63), True)[1:]:
-        # it has rivals where no output is too big
-        print(
-            f"  not timed: an output of {model.timed:,} bytes or more runs the chosen "
-            "program from the first call (its first calls would time page faults)"
-        )
     for i, (program, t) in enumerate(zip(found, took, strict=True)):
         head, _, steps = describe(program).partition("\n")
-        label = "rival " if program in rivals else "beat " if i else "chosen "
-        print(label + head + t + ("\n" + steps if steps else ""))
+        print(("beat " if i else "runs ") + head + t + ("\n" + steps if steps and not i else ""))
     return 0
 
 
@@ -369,6 +341,15 @@ def _bench(argv: list[str]) -> int:
     )
     parser.add_argument("--seed", type=int, help="the sweep's seed (default: a new one)")
     parser.add_argument(
+        "--cases",
+        choices=["matrix", "realworld"],
+        default="matrix",
+        help=(
+            "matrix: the fixed matrix on every backend; realworld: tile calls taken from real "
+            "projects' code, each on its own library (NumPy, PyTorch, JAX), with its layout"
+        ),
+    )
+    parser.add_argument(
         "--rerun",
         type=_count(1),
         metavar="N",
@@ -408,6 +389,13 @@ def _bench(argv: list[str]) -> int:
         seed = secrets.randbits(32) if args.seed is None else args.seed
         print(f"sweep of {args.sweep} cases, seed {seed}")
         cases = _bench.sweep_cases(args.sweep, seed)
+    if args.cases == "realworld":
+        from . import _realworld
+
+        results = _realworld.run([b for b in backends if b in ("numpy", "torch", "jax")], repeat)
+        print(_bench.table(results))
+        print(f"\nthe realistic workload, per backend:\n{_bench.summary(results)}")
+        return 0
     results = _bench.run(backends, cases, repeat=repeat)
     print(_bench.table(results))
     if args.sweep:

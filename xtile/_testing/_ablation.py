@@ -2,20 +2,25 @@
 
 import contextlib
 from collections.abc import Iterator
+from typing import Any
 
-from .._program import OFF
+from .. import _program, _run
 
 __all__ = ["STRATEGIES", "switched_off"]
 
-# the candidates `plan` may take besides the one copy; slabs: how a big extended one runs;
-# gather: its copies in any candidate; measured: the cheapest's rivals timed (`ranked`)
-STRATEGIES = ("bytes", "gather", "native", "staged", "extended", "slabs", "measured", "host")
+# the candidates `plan` may take besides the one copy; gather: its copies in any candidate;
+# slabs: how a big extended program may run
+STRATEGIES = ("bytes", "gather", "native", "staged", "extended", "slabs")
 
 
 @contextlib.contextmanager
 def switched_off(*names: str) -> Iterator[None]:
     """
-    Plan without the strategies `names` (of `STRATEGIES`) in this block (thread or task).
+    Plan without the strategies `names` (of `STRATEGIES`) inside this block.
+
+    The planner's own functions are patched for the block, and every kept program is
+    dropped on entry and exit, so that calls inside plan anew; not for use from
+    several threads at once.
 
     Parameters
     ----------
@@ -25,7 +30,7 @@ def switched_off(*names: str) -> Iterator[None]:
     Yields
     ------
     None
-        Inside the block, `xtile.tile` plans without them (and keeps those plans apart).
+        Inside the block, `xtile.tile` plans without them.
 
     Raises
     ------
@@ -35,8 +40,23 @@ def switched_off(*names: str) -> Iterator[None]:
     if unknown := set(names) - set(STRATEGIES):
         msg = f"unknown strategies {sorted(unknown)}; they are {STRATEGIES}."
         raise ValueError(msg)
-    token = OFF.set(OFF.get() | frozenset(names))
+    candidates, slabs = _program.candidates, _program._slabs
+
+    def without(layout: Any, reps: Any, m: Any, fresh: bool) -> list[_program.Program]:
+        if "gather" in names:
+            m = m._replace(gather=_program.NONE)
+        return [p for p in candidates(layout, reps, m, fresh) if p.name not in names]
+
+    def _forget() -> None:
+        _run.KEPT.clear()
+        _run.compiled.cache_clear()
+
+    _forget()
+    _program.candidates = without
+    if "slabs" in names:
+        _program._slabs = lambda *_: []
     try:
         yield
     finally:
-        OFF.reset(token)
+        _program.candidates, _program._slabs = candidates, slabs
+        _forget()
