@@ -44,7 +44,7 @@ import shapes2  # benchmarks/shapes2.py, beside this script
 
 import xtile
 from xtile import _backends, _program, _run, _testing
-from xtile._cli import _bench
+from xtile._cli import _bench, _realworld
 
 # a strategy "changed" a case when it moves its time by more than this, either way
 CHANGED = 0.10
@@ -97,7 +97,8 @@ def parse_sources(spec: str) -> list[tuple[str, list[_bench.Case]]]:
     Parameters
     ----------
     spec : str
-        Comma-separated sources: ``sweep:SEED:N``, ``gen2:SEED:N`` or ``matrix``.
+        Comma-separated sources: ``sweep:SEED:N``, ``gen2:SEED:N``, ``matrix`` or
+        ``realworld``.
 
     Returns
     -------
@@ -114,6 +115,13 @@ def parse_sources(spec: str) -> list[tuple[str, list[_bench.Case]]]:
         kind, *args = item.split(":")
         if kind == "matrix" and not args:
             sources.append((item, list(_bench.CASES)))
+        elif kind == "realworld" and not args:  # the sites' shapes, C-ordered, on NumPy's dtypes
+            half = {"bfloat16": "float16"}
+            cases = {
+                _bench.Case(s.shape, s.reps, half.get(s.dtype, s.dtype), s.project)
+                for s in _realworld.SITES
+            }
+            sources.append((item, sorted(cases)))
         elif kind in {"sweep", "gen2"} and len(args) == 2 and all(a.isdigit() for a in args):
             seed, n = int(args[0]), int(args[1])
             draw = _bench.sweep_cases if kind == "sweep" else shapes2.cases

@@ -150,6 +150,8 @@ def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     its subclasses, its rank), so every backend runs the standard-only tile.
     """
     xtile._run.compiled.cache_clear()
+    monkeypatch.setattr(xtile._run, "KEPT", {})  # no call kept: each plans anew
+    monkeypatch.setattr(xtile._run, "RAW_KEYS", {})
     if request.param == "cached":
         tile = xtile.tile
 

@@ -237,6 +237,13 @@ def tile(
     `bare`: a bare int is a repeats of one axis. A spec layer's `parse` checks the
     input's dtype too: its calls are kept per dtype.
     """
+    raw = _run.RAW_KEYS.get(type(x)) if xp is None and out is None else None
+    if raw is not None and not _backends.compiling():  # a plain array's call, seen before?
+        reps = (repeats,) if type(repeats) is int and bare else repeats
+        if _ints(reps):
+            kept = _run.KEPT.get((type(x), raw(x), reps, None if parse is _numpy_reps else parse))
+            if kept is not None:
+                return _allocating(kept[1], x, None, kept[0].out_shape, None, op)
     # a spec layer's checks read the dtype (object arrays: their values, so never kept)
     spec = None if parse is _numpy_reps else (parse, getattr(x, "dtype", None))
     form = None if xp is not None or _holds_objects(spec) else _key_form(repeats, bare=bare)
@@ -301,6 +308,10 @@ def _plain(
         kept = _run.compiled(backend.name, layout, reps, fresh, out is not None)
         if key is not None and (out is None or into is not None):
             _run.keep((backend.name, layout, *key, into or True), kept)
+        if key is not None and out is None and backend.raw_key is not None:  # by its raw key
+            parse = None if key[1] is None else key[1][0]
+            _run.RAW_KEYS[type(x)] = backend.raw_key
+            _run.keep((type(x), backend.raw_key(x), key[0], parse), kept)
         return _allocating(kept[1], x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
     # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a
@@ -322,6 +333,7 @@ def _allocating(
         oom = "can't allocate memory" in (text := str(e).lower()) or "out of memory" in text
         if not (isinstance(e, MemoryError) or oom):
             raise
+        xp = xp or _backends.of(x)[0]  # type: ignore[index]
         nbytes = f"{math.prod(out_shape) * _itemsize(x.dtype, xp):_} bytes".replace("_", ",")
         said = "" if type(e).__module__.startswith("numpy") else str(e).strip().partition("\n")[0]
         msg = (

@@ -36,6 +36,9 @@ class Backend(NamedTuple):
     # runs the calls of a `Slabs` step (a model of `threads` >= 2 plans them)
     slabs: Callable[[list[Callable[[], object]]], None] | None = None
     xp: ModuleType | None = None  # its namespace, for the programs kept of it
+    # a plain array's (not a subclass's) shape, strides and dtype: its `layout` and its
+    # checks follow from them, so a repeated call is looked up by them at once
+    raw_key: Callable[[Array], tuple[Any, ...]] | None = None
 
 
 STANDARD = Backend("standard")

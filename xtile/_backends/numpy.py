@@ -4,6 +4,7 @@ import ctypes
 import functools
 import itertools
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -250,4 +251,5 @@ BACKEND = Backend(
     empty=lambda shape, x: _placed(shape, x.dtype, x, math.prod(shape) * x.itemsize),
     slabs=lambda calls: _threads.run(calls, MODEL.threads),  # the threads its prices assume
     xp=xp,
+    raw_key=operator.attrgetter("shape", "strides", "dtype"),
 )

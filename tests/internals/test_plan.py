@@ -17,8 +17,8 @@ from xtile._cli._main import describe
 from xtile._program import NONE, Copy, Layout, Model, Price, Program, Repeat, Replicate, Whole
 from xtile._testing import STRATEGIES, Backend, switched_off, to_numpy
 
-from .conftest import absent
-from .test_gather import strided_corner_items
+from ..conftest import absent
+from ..test_gather import strided_corner_items
 
 NUMPY = _backends.load("numpy")
 # the names `candidates` may give (docs/how-it-works.md)
