@@ -195,7 +195,7 @@ def _within(names: Sequence[str], x: Any, reps: tuple[int, ...]) -> Callable[[],
         kept = list(_run.KEPT.values())
     if not kept:  # a backend that plans nothing (JAX, Dask): its own computation
         return lambda: xtile.tile(x, reps)
-    ((_, call),) = kept
+    ((_, call),) = {id(v): v for v in kept}.values()  # kept under one key or two
     return lambda: call(x, None)
 
 

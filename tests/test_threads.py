@@ -1,6 +1,5 @@
 """Big outputs on every thread: the count and its controls, exact copies in slabs, huge pages."""
 
-import math
 import os
 import subprocess
 import sys
@@ -13,7 +12,7 @@ import numpy as np
 import pytest
 
 import xtile
-from xtile import _backends, _program, _run, _threads
+from xtile import _threads
 from xtile._testing import slabs_at_every_size
 
 
@@ -177,33 +176,6 @@ def test_three_uneven_slabs(
     np.testing.assert_array_equal(y, np.tile(x, reps))
     np.testing.assert_array_equal(out, np.tile(x, reps))
     assert max(split) >= 3  # slabs on three threads
-
-
-@pytest.mark.parametrize(
-    ("shape", "reps", "calls"),
-    [
-        ((1000, 4, 8), (1, 5, 1), [2 * _threads.SHARES]),  # 1,000 blocks: `SHARES` a thread
-        ((1001, 4, 8), (1, 5, 1), [2 * _threads.SHARES]),  # an odd count
-        ((3, 64, 8), (1, 20, 1), []),  # 3 blocks: too few to split
-        ((64, 8), (100, 1), []),  # one block, its runs never split
-    ],
-    ids=str,
-)
-@pytest.mark.parametrize("into", ["fresh", "out"])
-def test_a_gather_is_split_by_block(
-    split: list[int], shape: tuple[int, ...], reps: tuple[int, ...], calls: list[int], into: str
-) -> None:
-    """Each thread takes a slab of the blocks (`numpy.take` itself runs on one thread)."""
-    numpy = _backends.load("numpy")
-    x = np.arange(math.prod(shape), dtype=np.uint8).reshape(shape)
-    found = _program.candidates(numpy.layout(x), reps, numpy.model, True)
-    (program,) = [p for p in found if p.name == "gather"]
-    want = np.tile(x, reps)
-    out = None if into == "fresh" else np.zeros_like(want)
-    got = _run.compile_program(program, numpy, numpy.xp)(x, out)
-    assert got is out or out is None
-    assert got.tobytes() == want.tobytes()
-    assert split == calls
 
 
 def test_one_thread_never_splits(split: list[int]) -> None:

@@ -9,12 +9,10 @@ from typing import NamedTuple, TypeAlias
 # and the host's largest staged array (it stays in cache; the peak memory: the output + this)
 MAX_DIMS = 64
 STAGE_BYTES = 1 << 15
-# a slab of a big output written by its own program (extended programs read back 1.5x less)
-SLAB_BYTES = 1 << 20
 
 Shape: TypeAlias = tuple[int, ...]
 Region: TypeAlias = tuple[tuple[int, int], ...]
-KINDS = ("copy", "item", "void", "gather", "repeat", "replicate", "native", "split")
+KINDS = ("copy", "item", "void", "repeat", "replicate", "native", "split")
 
 
 class Price(NamedTuple):
@@ -62,7 +60,6 @@ class Model(NamedTuple):
     copy: Price = FREE
     item: Price = NONE
     void: Price = NONE
-    gather: Price = NONE
     repeat: Price = NONE
     replicate: Price = NONE
     native: Price = NONE
@@ -73,7 +70,6 @@ class Model(NamedTuple):
     grain_factor: float = 1.0  # this many times their price
     words: frozenset[int] = frozenset()  # run sizes a copy moves as one machine word
     interleaved: bool = False  # a written prefix copies to places interleaved with it
-    threads: int = 1  # the threads that write slabs of one output at once (`Slabs`)
     stage: int = STAGE_BYTES  # the most bytes of a staged array
 
 
@@ -85,7 +81,6 @@ class Copy(NamedTuple):
     region: Region | None = None
     source: Shape | None = None
     item: int = 0
-    gather: bool = False  # its runs of `item` bytes taken by their index (`numpy.take`)
 
 
 class Repeat(NamedTuple):
@@ -111,14 +106,7 @@ class Whole(NamedTuple):
     reps: Shape
 
 
-class Slabs(NamedTuple):
-    """The output in slabs of the input's first axis, ``[a, b)`` each, by their own programs."""
-
-    cuts: tuple[tuple[int, int], ...]
-    programs: tuple["Program", ...]
-
-
-Step: TypeAlias = Copy | Repeat | Replicate | Whole | Slabs
+Step: TypeAlias = Copy | Repeat | Replicate | Whole
 Steps: TypeAlias = tuple[Step, ...]
 
 
@@ -129,10 +117,10 @@ class Program(NamedTuple):
     reps: Shape  # promoted
     out_shape: Shape
     # steps that each make a fresh array from the array so far, then steps that write
-    # one output (`Copy` into a region, `Replicate`); or one `Slabs`
+    # one output (`Copy` into a region, `Replicate`)
     steps: Steps
     cost: float = 0.0  # ns, by the backend's model
-    name: str = "copy"  # which candidate ("slabs": which `plan` may make of one)
+    name: str = "copy"  # which candidate
 
 
 def promote(shape: tuple[int, ...], reps: Shape, /) -> tuple[Shape, Shape]:
@@ -233,9 +221,6 @@ def features(program: Program, layout: Layout, m: Model, /) -> list[tuple[str, W
             dest = made if step.region is None else out_shape
             by, work = _copy_work(step.shape, src, step.reps, dest, itemsize, step.item, split)
             kind = "item" if step.item in (1, 2, 4, 8, 16) else "void" if step.item else "copy"
-            if step.gather:  # as a `Repeat`'s blocks: runs of 1-32 bytes move as items
-                n = work.elements * (step.item in (1, 2, 4, 8, 16, 32))
-                kind, work = "gather", Work(work.elements - n, n, work.bytes)
             steps.append(("split" if by else kind, work))
             src = _c_strides(made, itemsize) if step.region is None else src
         elif isinstance(step, Repeat):  # blocks of 1, 2, 4, ..., 32 bytes: a loop per source block
@@ -274,7 +259,7 @@ def _promote_strides(layout: Layout, ndim: int, /) -> Shape:
 
 def plan(layout: Layout, reps: Shape, m: Model, fresh: bool, into: bool = False, /) -> Program:
     """
-    The cheapest of the `candidates`, or its slabs: the program a call of `layout` runs.
+    The cheapest of the `candidates`: the program a call of `layout` runs.
 
     `fresh`: the output is C-ordered (a fresh one, or an `out` of plain items), so runs
     may move as items; `into`: it is an `out`, so no program that makes its own output.
@@ -282,35 +267,12 @@ def plan(layout: Layout, reps: Shape, m: Model, fresh: bool, into: bool = False,
     found = candidates(layout, reps, m, fresh)
     if into:  # neither the native tile nor a last `Repeat` (its array would be a temporary)
         found = [p for p in found if p.name != "native" and not _makes_output(p)]
-    best = min(found, key=operator.attrgetter("cost"))  # of equal prices, the first found
-    return min([best, *_slabs(best, layout, m)], key=operator.attrgetter("cost"))
+    return min(found, key=operator.attrgetter("cost"))  # of equal prices, the first found
 
 
 def _makes_output(program: Program, /) -> bool:
     """Whether `program`'s last step makes a fresh array (a `Repeat`), not an `out`."""
     return bool(program.steps) and isinstance(program.steps[-1], Repeat)
-
-
-def _slabs(best: Program, layout: Layout, m: Model, /) -> list[Program]:
-    """An extended `best` of a big output as slabs of its first axis, each by its own program."""
-    # an extended program reads back what it wrote; on a big output, slabs of the first
-    # axis (not one `x` gained) may stage where the whole input could not (fewer rows),
-    # each a tile of its own that writes each byte once, `m.threads` of them at once
-    if best.name != "extended" or m.threads < 2 or best.reps[0] != 1:
-        return []
-    d0, nbytes = best.shape[0], math.prod(best.out_shape) * layout.itemsize
-    k = min(d0, nbytes // SLAB_BYTES)
-    if k < 2 or nbytes < m.big:
-        return []
-    cuts = tuple(itertools.pairwise(d0 * i // k for i in range(k + 1)))
-    # each slab into the output by copies and staging: no index, no program of its own output
-    each = m._replace(stage=m.stage // 2 // m.threads, gather=NONE, replicate=NONE, threads=1)
-    made = {}
-    for n in {b - a for a, b in cuts}:
-        made[n] = plan(layout._replace(shape=(n, *best.shape[1:])), best.reps, each, True, True)
-    programs = tuple(made[b - a] for a, b in cuts)
-    cost = sum(p.cost for p in programs)  # not shared out: prices fitted on `threads` count them
-    return [best._replace(steps=(Slabs(cuts, programs),), cost=cost, name="slabs")]
 
 
 def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Program]:
@@ -328,7 +290,7 @@ def candidates(layout: Layout, reps: Shape, m: Model, fresh: bool, /) -> list[Pr
         return [base._replace(steps=fit_rank(shape, reps), name="copy")]
     found = [one]
     for c in _items(shape, strides, reps, layout, m, fresh):
-        found.append(one._replace(steps=(c,), name="gather" if c.gather else "bytes"))
+        found.append(one._replace(steps=(c,), name="bytes"))
     if m.copy != FREE:  # a model without prices (array-api-strict's) takes one copy
         # the native program writes into a fresh output only; NumPy's chain of repeats
         # takes a C-ordered input only
@@ -374,7 +336,7 @@ def _items(
     region: Region | None = None,
     /,
 ) -> list[Copy]:
-    """The copies of runs (contiguous, as bytes, fresh) as items, and gathered by their index."""
+    """The copy of runs (contiguous, as bytes, fresh) as items of a machine word or longer."""
     last, size = _last(reps), layout.itemsize
     run = math.prod(shape[last:]) * size
     movable = fresh and layout.as_bytes
@@ -383,12 +345,7 @@ def _items(
     word = max((w for w in m.words if run % w == 0 and w > size), default=0)
     void = run not in (2, 4, 8) and m.void != NONE and run < 1 << 30
     item = 0 if run == size else run if void else word if m.item != NONE else 0
-    found = [Copy(shape, reps, region, item=item)] if item else []
-    first = next(i for i, r in enumerate(reps) if r != 1)  # an index of runs within the stage
-    fits = math.prod(_tiled(shape, reps)[first:]) * size // run * 8 <= m.stage
-    if m.gather != NONE and fits and _contiguous(shape, strides, size):
-        found.append(Copy(shape, reps, region, item=run, gather=True))
-    return found
+    return [Copy(shape, reps, region, item=item)] if item else []
 
 
 def _staged(
@@ -484,9 +441,7 @@ def _extended(base: Program, layout: Layout, strides: Shape, m: Model, /) -> lis
         corner_reps = (1,) * (k + 1) + reps[k + 1 :]
         region = tuple((0, v) for v in _tiled(shape, corner_reps))
         copies: list[Step] = [Copy(shape, corner_reps, region)]
-        dense = math.prod(shape[:k]) == 1  # the corner is C-ordered, as a gather's `out` must be
-        items = _items(shape, strides, corner_reps, layout, m, True, region)
-        copies += [c for c in items if dense or not c.gather]
+        copies += _items(shape, strides, corner_reps, layout, m, True, region)
         steps: list[Step] = []
         for a in reversed(done):
             places, total, n = shape[:a], out_shape[a], shape[a]

@@ -7,7 +7,7 @@ from typing import Any
 from array_api_compat import device, is_lazy_array, is_writeable_array
 
 from ._backends import MUTABLE, Backend, Call, library, load
-from ._program import Copy, Layout, Program, Repeat, Replicate, Slabs, Whole, plan, view_shapes
+from ._program import Copy, Layout, Program, Repeat, Replicate, Whole, plan, view_shapes
 
 Array = Any
 
@@ -90,8 +90,8 @@ def compile_program(
 
 
 def _inside(step: object) -> bool:
-    """Whether `step` writes into the output (a region copy, a replication, slabs)."""
-    return isinstance(step, Replicate | Slabs) or getattr(step, "region", None) is not None
+    """Whether `step` writes into the output (a region copy, a replication)."""
+    return isinstance(step, Replicate) or getattr(step, "region", None) is not None
 
 
 def _copier(step: Copy, backend: Backend, xp: Any) -> Call:
@@ -99,15 +99,8 @@ def _copier(step: Copy, backend: Backend, xp: Any) -> Call:
     return backend.copy(step) if backend.copy else lambda x, dest: copy(x, step, xp, dest)
 
 
-def _write(
-    step: Copy | Replicate | Slabs, backend: Backend, xp: Any
-) -> Callable[[Array, Array], Any]:
+def _write(step: Copy | Replicate, backend: Backend, xp: Any) -> Callable[[Array, Array], Any]:
     """A step that writes into the output, as a call ``(x, out)``."""
-    if isinstance(step, Slabs):  # each slab's program, on the backend's threads
-        made = {p: compile_program(p, backend, xp) for p in set(step.programs)}
-        calls = [(a, b, made[p]) for (a, b), p in zip(step.cuts, step.programs, strict=True)]
-        run = backend.slabs
-        return lambda x, out: run([functools.partial(c, x[a:b], out[a:b]) for a, b, c in calls])  # type: ignore[misc]
     if isinstance(step, Replicate):
         return lambda _, out: backend.replicate(out, step)  # type: ignore[misc]
     assert isinstance(step, Copy)

@@ -18,11 +18,11 @@ from xtile._program import NONE, Copy, Layout, Model, Price, Program, Repeat, Re
 from xtile._testing import STRATEGIES, Backend, switched_off, to_numpy
 
 from ..conftest import absent
-from ..test_gather import strided_corner_items
+from .test_item_copies import strided_corner_items
 
 NUMPY = _backends.load("numpy")
 # the names `candidates` may give (docs/how-it-works.md)
-NAMES = {"copy", "bytes", "gather", "native", "staged", "extended", "empty"}
+NAMES = {"copy", "bytes", "native", "staged", "extended", "empty"}
 DTYPES = {1: "int8", 2: "int16", 4: "int32", 8: "int64", 16: "complex128"}
 SENTINEL = -1  # never a value of `_array`: a byte left unwritten shows
 
@@ -188,7 +188,7 @@ def test_flags_gate_the_candidates(
     shape: tuple[int, ...], reps: tuple[int, ...], itemsize: int
 ) -> None:
     """
-    Bytes, gather and extended need raw items and a fresh output; parts of an output need plain
+    Bytes and extended need raw items and a fresh output; parts of an output need plain
     writes; a model without prices (array-api-strict's, CuPy's) gets one copy.
     """
     m = NUMPY.model
@@ -201,9 +201,9 @@ def test_flags_gate_the_candidates(
     def programs(fresh: bool = True, **flags: bool) -> list[Program]:
         return _program.candidates(_c_layout(shape, itemsize, **flags), reps, m, fresh)
 
-    assert not names(as_bytes=False) & {"bytes", "gather", "extended"}
+    assert not names(as_bytes=False) & {"bytes", "extended"}
     assert not any(_has_items(p) for p in programs(as_bytes=False))
-    assert not names(fresh=False) & {"bytes", "gather", "extended"}
+    assert not names(fresh=False) & {"bytes", "extended"}
     assert not any(_has_items(p) for p in programs(fresh=False))
     assert "extended" not in names(unrecorded=False)
     assert not any(_writes_into_output(p) for p in programs(unrecorded=False))
@@ -215,7 +215,6 @@ def test_flags_gate_the_candidates(
         assert all(isinstance(s, Copy) and s.region is None for s in p.steps)
     # a step the backend lacks (an infinite cost) is never a candidate
     assert "bytes" not in names(model=m._replace(item=NONE, void=NONE))
-    assert "gather" not in names(model=m._replace(gather=NONE))
     assert "native" not in names(model=m._replace(repeat=NONE, native=NONE))
     assert "extended" not in names(model=m._replace(replicate=NONE))
     # only the repeated axes of an input with more than one element ever need a program
@@ -231,7 +230,7 @@ def test_every_strategy_is_a_candidate_somewhere() -> None:
         seen |= {p.name for p in _program.candidates(layout, reps, NUMPY.model, fresh)}
     assert seen == NAMES
     # and slabs: how `plan` may run a big extended program (test_slabs.py), not a candidate
-    assert set(STRATEGIES) == NAMES - {"copy", "empty"} | {"slabs"}
+    assert set(STRATEGIES) == NAMES - {"copy", "empty"}
 
 
 WORDS = frozenset({2, 4, 8, 16})  # a device's; the host's stop at 8
@@ -492,8 +491,7 @@ def test_explain_names_every_step() -> None:
             if isinstance(step, Copy) and step.region is not None:
                 assert line.endswith("-> " + _region(step.region))
             if isinstance(step, Copy) and step.item:
-                taken = f"runs of {step.item} bytes taken by index, numpy.take"
-                assert (taken if step.gather else f"items of {step.item} bytes") in line
+                assert f"items of {step.item} bytes" in line
         if not program.steps:
             assert "empty" in lines[0]
     rest = _staged_with_a_rest().steps[-1]

@@ -33,8 +33,6 @@ class Backend(NamedTuple):
     check_out: Callable[[Array, Array, str, bool], None] | None = None
     empty: Callable[[tuple[int, ...], Array], Array] | None = None  # a new C-ordered array
     max_dims: int = MAX_DIMS  # the most axes of its broadcast view
-    # runs the calls of a `Slabs` step (a model of `threads` >= 2 plans them)
-    slabs: Callable[[list[Callable[[], object]]], None] | None = None
     xp: ModuleType | None = None  # its namespace, for the programs kept of it
     # a plain array's (not a subclass's) shape, strides and dtype: its `layout` and its
     # checks follow from them, so a repeated call is looked up by them at once

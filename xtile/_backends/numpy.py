@@ -58,19 +58,14 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
     size, axes = math.prod(out_shape), [i for i, r in enumerate(step.reps) if r != 1]
     whole = not axes or math.prod(step.shape[: axes[-1]]) == 1  # its runs: the whole source
     if step.item:
-        first, last, n = axes[0], axes[-1], step.item
+        last, n = axes[-1], step.item
         item = np.dtype(f"u{n}" if n in (1, 2, 4, 8) else (np.void, n))  # a uint where one fits
         blocks = (*step.shape[:last], -1)
         runs = Copy((*step.shape[:last], 1), step.reps[: last + 1])
         copy_runs: Call = _copy(runs, step.region is not None)  # by index: into a corner only
-        if step.gather:  # each run of the output taken by its index among the input's runs
-            index = np.arange(math.prod(step.shape[first:last])).reshape(*step.shape[first:last], 1)
-            index = np.tile(index, step.reps[first : last + 1]).reshape(-1)
-            take = functools.partial(np.take, indices=index, axis=1, mode="clip")  # "raise" buffers
-            copy_runs = functools.partial(_take, take, math.prod(step.shape[:first]))
 
         def copy_items(x: Any, dest: Any) -> Any:
-            a = np.asarray(x)  # `copy_runs`, a copy of the same runs, reads it apart (`take` not)
+            a = np.asarray(x)
             into = _placed(out_shape, a.dtype, a, a.itemsize * size) if dest is None else dest
             runs = into.reshape(*out_shape[:last], -1).view(item)  # its axes from `last` whole
             copy_runs(a.reshape(blocks).view(item), runs)
@@ -103,12 +98,6 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
         return (target if w is a else target.view(a.dtype)).reshape(out_shape)
 
     return copy
-
-
-def _take(take: Callable[..., Any], p: int, items: Any, runs: Any, /) -> None:
-    """Into `runs` (C-ordered, of `p` blocks), `items` (`p` blocks) by `take`, by block."""
-    # `runs` is a fresh output, a C-ordered `out` or a C-ordered corner: its reshape a view
-    _parallel(lambda t, s: take(s, out=t), runs.reshape(p, -1), items.reshape(p, -1), 1)
 
 
 def _placed(shape: tuple[int, ...], dtype: Any, src: Any, n: int, /) -> Any:
@@ -234,9 +223,7 @@ MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
     repeat=Price(1415.0, 2.0, 1.1, 0.02314, 0.08247),  # per source block
     replicate=Price(6361.0, 2.181, 0.45, 0.03887, 0.06),
     split=Price(8136.0, 0.5285, 0.4257, 0.03349, 0.03349),
-    gather=Price(3400.0, 1.949, 0.5482, 0.02717, 0.05169),
     words=frozenset({2, 4, 8}),
-    threads=_threads.default_count(),  # this process's, when xtile is imported
 )
 BACKEND = Backend(
     "numpy",
@@ -249,7 +236,6 @@ BACKEND = Backend(
     unwrap=_unwrap,
     check_out=_check_out,
     empty=lambda shape, x: _placed(shape, x.dtype, x, math.prod(shape) * x.itemsize),
-    slabs=lambda calls: _threads.run(calls, MODEL.threads),  # the threads its prices assume
     xp=xp,
     raw_key=operator.attrgetter("shape", "strides", "dtype"),
 )

@@ -424,18 +424,12 @@ def _step(step: _program.Step, /) -> str:
     """One step, in words."""
     if isinstance(step, _program.Whole):
         return f"the backend's own tile by {step.reps}"
-    if isinstance(step, _program.Slabs):
-        each = sorted({(b - a, p) for (a, b), p in zip(step.cuts, step.programs, strict=True)})
-        return f"slabs: {len(step.cuts)} of axis 0 on threads, each\n" + "\n".join(
-            f"    {n} rows: " + describe(p).replace("\n", "\n    ") for n, p in each
-        )
     if isinstance(step, _program.Repeat):
         return f"repeat: {step.shape} along axis {step.axis} x{step.r} into a fresh array"
     if isinstance(step, _program.Replicate):
         places = f" in {math.prod(step.places)} places" if math.prod(step.places) > 1 else ""
         return f"replicate: axis {step.axis}, [0:{step.n}] to [{step.n}:{step.stop}]{places}"
     how = f" (runs as items of {step.item} bytes)" if step.item else ""
-    how = f" (runs of {step.item} bytes taken by index, numpy.take)" if step.gather else how
     what = f"copy{how}: {step.shape}"
     what += f" by {step.reps}"
     what += " from [" + ", ".join(f":{n}" for n in step.source) + "]" if step.source else ""

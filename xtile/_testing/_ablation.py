@@ -8,9 +8,8 @@ from .. import _program, _run
 
 __all__ = ["STRATEGIES", "switched_off"]
 
-# the candidates `plan` may take besides the one copy; gather: its copies in any candidate;
-# slabs: how a big extended program may run
-STRATEGIES = ("bytes", "gather", "native", "staged", "extended", "slabs")
+# the candidates `plan` may take besides the one copy
+STRATEGIES = ("bytes", "native", "staged", "extended")
 
 
 @contextlib.contextmanager
@@ -40,11 +39,9 @@ def switched_off(*names: str) -> Iterator[None]:
     if unknown := set(names) - set(STRATEGIES):
         msg = f"unknown strategies {sorted(unknown)}; they are {STRATEGIES}."
         raise ValueError(msg)
-    candidates, slabs = _program.candidates, _program._slabs
+    candidates = _program.candidates
 
     def without(layout: Any, reps: Any, m: Any, fresh: bool) -> list[_program.Program]:
-        if "gather" in names:
-            m = m._replace(gather=_program.NONE)
         return [p for p in candidates(layout, reps, m, fresh) if p.name not in names]
 
     def _forget() -> None:
@@ -53,10 +50,8 @@ def switched_off(*names: str) -> Iterator[None]:
 
     _forget()
     _program.candidates = without
-    if "slabs" in names:
-        _program._slabs = lambda *_: []
     try:
         yield
     finally:
-        _program.candidates, _program._slabs = candidates, slabs
+        _program.candidates = candidates
         _forget()

@@ -1,4 +1,4 @@
-"""Big outputs whose programs may write slabs of the first axis on threads: the tile's bytes."""
+"""Big outputs of extended programs, on any count of threads: the tile's bytes."""
 
 import math
 import threading
@@ -10,7 +10,6 @@ import pytest
 import xtile
 from xtile import _backends, _threads
 from xtile._program import Replicate
-from xtile._testing import switched_off
 
 NUMPY = _backends.load("numpy")
 # outputs of 23-48 MB whose cheapest whole program is extended, some in slabs
@@ -70,14 +69,6 @@ def test_slabs_of_any_layout(
     out = np.empty_like(np.asarray(expected))
     if kind != "masked":  # `out` takes plain arrays
         assert xtile.tile(x, reps, out=out).tobytes() == expected.tobytes()
-
-
-def test_switched_off_runs_the_whole_program() -> None:
-    """``switched_off("slabs")`` is another key, and runs the extended program whole."""
-    x = np.arange(12000, dtype=np.float32).reshape(4000, 3)
-    with switched_off("slabs"):
-        kept = xtile.tile(x, (1, 1000))
-    assert kept.tobytes() == np.tile(x, (1, 1000)).tobytes()
 
 
 def test_threads_take_the_slabs_in_turns() -> None:

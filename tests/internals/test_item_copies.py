@@ -1,7 +1,6 @@
-"""NumPy's gather: each run of the output taken by its index among the input's runs."""
+"""Runs moved as items of a machine word or longer: every byte written, into any output."""
 
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,7 +11,6 @@ from xtile import _backends, _program, _run
 from xtile._backends import numpy as numpy_backend
 from xtile._cli._main import describe
 from xtile._program import Copy, Program
-from xtile._testing import switched_off
 
 NUMPY = _backends.load("numpy")
 PADDED = np.dtype([("a", "u1"), ("b", "<f8")], align=True)  # 7 bytes of padding an item
@@ -29,25 +27,11 @@ CASES = [
 ]
 
 
-def _gathers(program: Program) -> list[Copy]:
-    """The steps of `program` that gather."""
-    return [s for s in program.steps if isinstance(s, Copy) and s.gather]
-
-
 def _array(shape: tuple[int, ...], dtype: Any) -> Any:
     """An array of `shape` and `dtype` whose every byte is set, padding too (1 to 251)."""
     x = np.zeros(shape, dtype)
     x.view(np.uint8).reshape(-1)[:] = np.arange(x.nbytes) % 251 + 1
     return x
-
-
-@pytest.mark.parametrize(("shape", "reps"), CASES, ids=str)
-@pytest.mark.parametrize("dtype", ["uint8", "float16", ">i4", "complex128", PADDED], ids=str)
-def test_every_gathering_program_writes_every_byte(
-    shape: tuple[int, ...], reps: tuple[int, ...], dtype: Any
-) -> None:
-    """As a whole program, a staged one's last copy and an extended one's corner; fresh or not."""
-    _each_writes_every_byte(_array(shape, dtype), reps, _gathers)
 
 
 def _each_writes_every_byte(x: Any, reps: tuple[int, ...], which: Any) -> None:
@@ -74,82 +58,12 @@ def _corner_blocks(step: Copy, out_shape: tuple[int, ...]) -> int:
     return math.prod(extents[:cut])
 
 
-def test_what_a_gather_takes() -> None:
-    """A C-ordered input of raw items, a C-ordered output (or corner), an index within the stage."""
-    m = NUMPY.model
-    x = _array((16, 4, 32, 32), "uint8")
-    reps = (1, 1, 5, 6)
-
-    def gathers(a: Any, fresh: bool = True, model: _program.Model = m, r: Any = reps) -> int:
-        programs = _program.candidates(NUMPY.layout(a), r, model, fresh)
-        return sum(len(_gathers(p)) for p in programs)
-
-    assert gathers(x)
-    assert not gathers(np.asfortranarray(x))  # `numpy.take` would copy it
-    assert not gathers(x[:, :, ::-1])
-    assert not gathers(x, fresh=False)  # a strided `out`
-    assert not gathers(x.astype(object))
-    assert not gathers(x, model=m._replace(gather=_program.NONE))
-    # 12,000 runs in each of 4 blocks: an index of 96 KB, past the stage
-    big = _array((2, 2, 1000, 16, 2), "uint8")
-    assert not gathers(big, r=(4, 3, 1))
-    assert gathers(big, model=m._replace(stage=1 << 17), r=(4, 3, 1))
-    for program in _program.candidates(NUMPY.layout(x), reps, m, True):
-        for step in _gathers(program):
-            if step.region is not None:  # a corner that is one C-ordered block
-                assert _corner_blocks(step, program.out_shape) == 1, describe(program)
-
-
-@pytest.mark.parametrize(
-    ("run", "fast"), [(32, True), (16, True), (4, True), (24, False), (3, False)], ids=str
-)
-def test_a_gather_is_priced_by_its_runs(run: int, fast: bool) -> None:
-    """Runs of 1, 2, 4, 8, 16 or 32 bytes move as items (elements), others by call (loops)."""
-    x = _array((16, 4, 32, run), "uint8")
-    layout = NUMPY.layout(x)
-    found = _program.candidates(layout, (1, 1, 5, 6), NUMPY.model, True)
-    (program,) = [p for p in found if p.name == "gather"]
-    ((kind, (loops, elements, nbytes)),) = _program.features(program, layout, NUMPY.model)
-    runs = 16 * 4 * 32 * 5 * 6
-    assert kind == "gather"
-    assert (loops, elements) == ((0, runs) if fast else (runs, 0))
-    assert nbytes == runs * run
-
-
-def test_the_public_call_gathers(tmp_path: Path) -> None:
-    """`xtile.tile` plans a gather here, into a fresh array and `out`; switched off, it does not."""
-    x = _array((16, 4, 32, 32), "uint8")
-    reps = (1, 1, 5, 6)
-    want = np.tile(x, reps)
-    program, _ = _run.compiled("numpy", NUMPY.layout(x), reps, True, False)
-    assert program.name == "gather"
-    np.testing.assert_array_equal(xtile.tile(x, reps), want)
-    out = np.empty_like(want)
-    assert xtile.tile(x, reps, out=out) is out
-    np.testing.assert_array_equal(out, want)
-    with switched_off("gather"):
-        off, _ = _run.compiled("numpy", NUMPY.layout(x), reps, True, False)
-        np.testing.assert_array_equal(xtile.tile(x, reps), want)
-    assert not _gathers(off)
-    assert "numpy.take" in describe(program)
-    # a masked array's data and mask, each gathered; a memory map's data, as a plain array
-    masked = np.ma.masked_greater(x, 90)
-    got = xtile.tile(masked, reps)
-    np.testing.assert_array_equal(got.mask, np.tile(masked.mask, reps))
-    np.testing.assert_array_equal(got.data, want)
-    mapped = np.memmap(tmp_path / "x", np.uint8, "w+", shape=x.shape)
-    mapped[...] = x
-    tiled = xtile.tile(mapped, reps)
-    assert type(tiled) is np.ndarray
-    np.testing.assert_array_equal(tiled, want)
-
-
 def strided_corner_items(program: Program) -> list[Copy]:
-    """The item copies (not gathers) of `program` into a corner that is not C-ordered."""
+    """The item copies of `program` into a corner that is not C-ordered."""
     return [
         s
         for s in program.steps
-        if isinstance(s, Copy) and s.item and not s.gather and s.region is not None
+        if isinstance(s, Copy) and s.item and s.region is not None
         and _corner_blocks(s, program.out_shape) > 1
     ]  # fmt: skip
 
@@ -164,7 +78,7 @@ def strided_corner_items(program: Program) -> list[Copy]:
 def test_item_copies_into_a_strided_corner_write_every_byte(
     shape: tuple[int, ...], reps: tuple[int, ...], dtype: Any
 ) -> None:
-    """An extended program's corner of several blocks takes its runs as items (not gathered)."""
+    """An extended program's corner of several blocks takes its runs as items."""
     _each_writes_every_byte(_array(shape, dtype), reps, strided_corner_items)
 
 
