@@ -237,8 +237,9 @@ def tile(
     `bare`: a bare int is a repeats of one axis. A spec layer's `parse` checks the
     input's dtype too: its calls are kept per dtype.
     """
-    raw = _run.RAW_KEYS.get(type(x)) if xp is None and out is None else None
-    if raw is not None and not _backends.compiling():  # a plain array's call, seen before?
+    fast = xp is None and out is None and not _backends.compiling()  # dynamo reads no cache
+    raw = _run.RAW_KEYS.get(type(x)) if fast else None
+    if raw is not None:  # a plain array's call, seen before?
         reps = (repeats,) if type(repeats) is int and bare else repeats
         if _ints(reps):
             kept = _run.KEPT.get((type(x), raw(x), reps, None if parse is _numpy_reps else parse))

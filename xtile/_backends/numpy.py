@@ -1,6 +1,5 @@
 """NumPy: `numpy.copyto` into views, runs moved as one item, copies in place, `numpy.repeat`."""
 
-import ctypes
 import functools
 import itertools
 import math
@@ -13,7 +12,6 @@ import numpy as np
 
 from .. import _threads
 from .._program import (
-    STAGE_BYTES,
     Copy,
     Layout,
     Model,
@@ -56,7 +54,6 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
     if 0 in out_shape:
         return lambda x, dest: np.empty(out_shape, np.asarray(x).dtype) if dest is None else dest
     size, axes = math.prod(out_shape), [i for i, r in enumerate(step.reps) if r != 1]
-    whole = not axes or math.prod(step.shape[: axes[-1]]) == 1  # its runs: the whole source
     if step.item:
         last, n = axes[-1], step.item
         item = np.dtype(f"u{n}" if n in (1, 2, 4, 8) else (np.void, n))  # a uint where one fits
@@ -66,7 +63,7 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
 
         def copy_items(x: Any, dest: Any) -> Any:
             a = np.asarray(x)
-            into = _placed(out_shape, a.dtype, a, a.itemsize * size) if dest is None else dest
+            into = np.empty(out_shape, a.dtype) if dest is None else dest
             runs = into.reshape(*out_shape[:last], -1).view(item)  # its axes from `last` whole
             copy_runs(a.reshape(blocks).view(item), runs)
             return into
@@ -79,13 +76,10 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
         a = np.asarray(x)
         w, nbytes = _whole_items(a, fill), size * a.itemsize
         if dest is None:
-            target = _placed(view_shape, w.dtype, w, nbytes)
+            target = np.empty(view_shape, w.dtype)
         else:  # each axis of a pair split in two, which NumPy reshapes as a view of any strides
             # (a subclass's own `__setitem__` not called, as by `numpy.copyto`)
             target = _whole_items(np.asarray(dest), fill).reshape(view_shape)
-            # a small source of a big copy, read from a copy apart from `dest` (`_read_apart`);
-            # the size first, so that a small call makes no further call
-            w = _read_apart(w, target, size) if whole and nbytes >= MODEL.big else w
         source = w.reshape(spread)
         if split:  # a short broadcast last axis: one copy per index, each of long loops
             _parallel(_by_index, target.reshape(view_shape[:split]), source.reshape(spread[:split]))
@@ -98,35 +92,6 @@ def _copy(step: Copy, /, by_index: bool = True) -> Call:
         return (target if w is a else target.view(a.dtype)).reshape(out_shape)
 
     return copy
-
-
-def _placed(shape: tuple[int, ...], dtype: Any, src: Any, n: int, /) -> Any:
-    """A new array of `shape`, `n` bytes; a big one half the gcd of `src`'s bytes and 4K off."""
-    # the common case first (`MODEL.big` is past 1 MiB)
-    small = n < 1 << 20 or (n < MODEL.big and src.nbytes % 4096)
-    if small or src.nbytes % 64 or dtype.hasobject:
-        return np.empty(shape, dtype)
-    return _at(shape, dtype, n, src, src)
-
-
-def _read_apart(src: Any, dest: Any, size: int, /) -> Any:
-    """`src`; read into big `dest` (`size` items) where small, a copy `_placed`'s gap below it."""
-    if src.nbytes > STAGE_BYTES or src.dtype.hasobject or size * src.itemsize < MODEL.big:
-        return src
-    moved = _at(src.shape, src.dtype, src.nbytes, dest, src, -1)
-    np.copyto(moved, src)  # a staged array, or a small input: a few KiB
-    return moved
-
-
-def _at(shape: tuple[int, ...], dtype: Any, n: int, base: Any, src: Any, sign: int = 1, /) -> Any:
-    """A new array of `shape` (`n` bytes), `sign` times the gap of a copy from `src` off `base`."""
-    # runs of the whole `src` land multiples of g = gcd(its bytes, 4 KiB) apart, mod 4 KiB:
-    # g / 2 keeps each far above its source (4K aliasing: 10x slower) and at its place in a
-    # 64-byte line (elsewhere a long run copies at half speed)
-    buf = np.empty(n + 4096, np.uint8)  # room to start at any place in a page
-    here = ctypes.addressof(ctypes.c_char.from_buffer(buf.data))  # 3x faster than `buf.ctypes`
-    at = (base.ctypes.data + sign * (math.gcd(src.nbytes, 4096) // 2 & -64) - here) % 4096 & -16
-    return np.ndarray(shape, dtype, buf, at)  # -16: aligned for any dtype
 
 
 def _by_index(target: np.ndarray[Any, Any], source: np.ndarray[Any, Any], /) -> None:
@@ -235,7 +200,6 @@ BACKEND = Backend(
     replicate=_replicate,
     unwrap=_unwrap,
     check_out=_check_out,
-    empty=lambda shape, x: _placed(shape, x.dtype, x, math.prod(shape) * x.itemsize),
     xp=xp,
     raw_key=operator.attrgetter("shape", "strides", "dtype"),
 )
