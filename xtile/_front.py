@@ -241,8 +241,9 @@ def tile(
     raw = _run.RAW_KEYS.get(type(x)) if fast else None
     if raw is not None:  # a plain array's call, seen before?
         reps = (repeats,) if type(repeats) is int and bare else repeats
-        if _ints(reps):
-            kept = _run.KEPT.get((type(x), raw(x), reps, None if parse is _numpy_reps else parse))
+        known = raw(x) if _ints(reps) else None
+        if known is not None:
+            kept = _run.KEPT.get((type(x), known, reps, None if parse is _numpy_reps else parse))
             if kept is not None:
                 return _allocating(kept[1], x, None, kept[0].out_shape, None, op)
     # a spec layer's checks read the dtype (object arrays: their values, so never kept)
@@ -309,10 +310,12 @@ def _plain(
         kept = _run.compiled(backend.name, layout, reps, fresh, out is not None)
         if key is not None and (out is None or into is not None):
             _run.keep((backend.name, layout, *key, into or True), kept)
-        if key is not None and out is None and backend.raw_key is not None:  # by its raw key
-            parse = None if key[1] is None else key[1][0]
-            _run.RAW_KEYS[type(x)] = backend.raw_key
-            _run.keep((type(x), backend.raw_key(x), key[0], parse), kept)
+        known = (
+            None if key is None or out is not None or not backend.raw_key else backend.raw_key(x)
+        )
+        if known is not None:  # kept by its raw key too
+            _run.RAW_KEYS[type(x)] = backend.raw_key  # type: ignore[assignment]
+            _run.keep((type(x), known, key[0], None if key[1] is None else key[1][0]), kept)  # type: ignore[index]
         return _allocating(kept[1], x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
     # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a

@@ -42,7 +42,7 @@ def _standard_repeat(step: Repeat, xp: Any) -> Call:
 # the calls of programs kept: (library, layout, repeats, into) -> call; its size bounded
 KEPT: dict[tuple[Any, ...], tuple[Program, Call]] = {}
 # the plain array types whose calls `KEPT` also holds by their raw key (`Backend.raw_key`)
-RAW_KEYS: dict[type, Callable[[Array], tuple[Any, ...]]] = {}
+RAW_KEYS: dict[type, Callable[[Array], tuple[Any, ...] | None]] = {}
 
 
 def compile_program(

@@ -34,9 +34,10 @@ class Backend(NamedTuple):
     empty: Callable[[tuple[int, ...], Array], Array] | None = None  # a new C-ordered array
     max_dims: int = MAX_DIMS  # the most axes of its broadcast view
     xp: ModuleType | None = None  # its namespace, for the programs kept of it
-    # a plain array's (not a subclass's) shape, strides and dtype: its `layout` and its
-    # checks follow from them, so a repeated call is looked up by them at once
-    raw_key: Callable[[Array], tuple[Any, ...]] | None = None
+    # what of a plain array (not a subclass's) its `layout` and checks follow from (shape,
+    # strides, dtype, ...), so that a repeated call is looked up by it at once; None for
+    # an array it cannot say that of
+    raw_key: Callable[[Array], tuple[Any, ...] | None] | None = None
 
 
 STANDARD = Backend("standard")

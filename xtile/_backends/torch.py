@@ -34,6 +34,16 @@ def _layout(t: torch.Tensor, /) -> Layout | None:
     return Layout(t.shape, t.stride(), size, as_bytes, unrecorded, t.is_cpu, size)
 
 
+def _raw_key(t: torch.Tensor, /) -> tuple[Any, ...] | None:
+    """What a plain, eager tensor's `_layout` follows from; None where more is needed."""
+    if t.layout != torch.strided or t.is_nested or _wrapped(t) or forward_ad._current_level >= 0:
+        return None
+    if torch.jit.is_tracing():  # type: ignore[attr-defined, no-untyped-call]
+        return None
+    recorded = t.requires_grad and torch.is_grad_enabled()
+    return (t.shape, t.stride(), t.dtype, t.device, recorded, t.is_conj(), t.is_neg())
+
+
 def _copy(step: Copy, /) -> Call:
     """The broadcast copy of `step` into a fresh tensor or `dest` (any strides)."""
     out_shape = tuple(d * r for d, r in zip(step.shape, step.reps, strict=True))
@@ -201,4 +211,5 @@ BACKEND = Backend(
     check_out=_check_out,
     empty=_empty,
     xp=xp,
+    raw_key=_raw_key,
 )
