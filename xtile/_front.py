@@ -310,12 +310,7 @@ def _plain(
         kept = _run.compiled(backend.name, layout, reps, fresh, out is not None)
         if key is not None and (out is None or into is not None):
             _run.keep((backend.name, layout, *key, into or True), kept)
-        known = (
-            None if key is None or out is not None or not backend.raw_key else backend.raw_key(x)
-        )
-        if known is not None:  # kept by its raw key too
-            _run.RAW_KEYS[type(x)] = backend.raw_key  # type: ignore[assignment]
-            _run.keep((type(x), known, key[0], None if key[1] is None else key[1][0]), kept)  # type: ignore[index]
+        _keep_raw(x, backend, key, out, kept)
         return _allocating(kept[1], x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
     # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a
@@ -323,8 +318,23 @@ def _plain(
     whole = backend.whole is not None
     steps = (_program.Whole(full),) if whole else _program.fit_rank(shape, full, backend.max_dims)
     # `tile`: a Dask task's
-    call = _run.compile_program(_program.Program(shape, full, out_shape, steps), backend, xp, tile)
+    program = _program.Program(shape, full, out_shape, steps)
+    call = _run.compile_program(program, backend, xp, tile)
+    if backend.layout is None and not _backends.compiling():  # JAX's: one XLA program
+        _keep_raw(x, backend, key, out, (program, call))
     return _allocating(call, x, out, out_shape, xp, op)
+
+
+def _keep_raw(
+    x: Array, backend: Backend, key: tuple[Any, ...] | None, out: Array | None, kept: Any
+) -> None:
+    """Keep `kept` by `x`'s raw key too, where its backend has one (`Backend.raw_key`)."""
+    if key is None or out is not None or backend.raw_key is None:
+        return
+    known = backend.raw_key(x)
+    if known is not None:
+        _run.RAW_KEYS[type(x)] = backend.raw_key
+        _run.keep((type(x), known, key[0], None if key[1] is None else key[1][0]), kept)
 
 
 def _allocating(

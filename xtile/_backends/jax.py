@@ -45,4 +45,11 @@ def _whole(x: Any, reps: Shape, _xp: Any, _tile: Any) -> Any:
     return _jitted(x, reps, sharding)
 
 
-BACKEND = Backend("jax", whole=_whole)
+def _raw_key(x: Any, /) -> tuple[Any, ...] | None:
+    """An eager array's shape and dtype (its output and checks follow); None for a tracer."""
+    if isinstance(x, jax.core.Tracer) or not all(type(d) is int for d in x.shape):
+        return None
+    return (x.shape, x.dtype)
+
+
+BACKEND = Backend("jax", whole=_whole, raw_key=_raw_key)
