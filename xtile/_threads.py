@@ -16,8 +16,8 @@ import types
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
-# the least copy split over threads (smaller ones gain under 10% on two, and lose beside busy cores)
-PARALLEL_BYTES = 16 << 20
+# the least copy split over threads (smaller ones are no faster on two)
+PARALLEL_BYTES = 12 << 20
 # slabs per thread: one the system does not run holds up the copy by a quarter of its share
 SHARES = 4
 
