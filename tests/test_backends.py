@@ -25,8 +25,8 @@ def test_backend(backend: Backend) -> None:
     assert same_bits(to_numpy(xtile.tile(x, (2, 1))), np.tile(np.arange(6).reshape(2, 3), (2, 1)))
 
 
-def test_cupy_one_copy_kept_and_out_apart() -> None:
-    """A small CuPy tile: one copy, kept per layout; `out` is refused on `x`'s memory."""
+def test_cupy_strided_input_and_out() -> None:
+    """A small CuPy tile of a strided view, fresh or into `out`; `out` on `x`'s memory refused."""
     cp = pytest.importorskip("cupy")
     Backend.CUPY.load_or_skip()
     base = cp.arange(24, dtype=cp.float32).reshape(4, 6)
@@ -34,9 +34,7 @@ def test_cupy_one_copy_kept_and_out_apart() -> None:
     y = xtile.tile(x, (2, 3))
     assert y.flags.c_contiguous
     assert same_bits(to_numpy(y), np.tile(to_numpy(x), (2, 3)))
-    layout = xtile._backends.load("cupy").layout(x)  # type: ignore[misc]
-    program, _ = xtile._run.KEPT[("cupy", layout, (2, 3), True, frozenset())]
-    assert [type(s).__name__ for s in program.steps] == ["Copy"]
+    assert same_bits(to_numpy(xtile.tile(x, (2, 3))), to_numpy(y))  # the call kept
     for out in (cp.zeros((8, 9), cp.float32), cp.zeros((9, 8), cp.float32).T):
         assert xtile.tile(x, (2, 3), out=out) is out
         assert same_bits(to_numpy(out), to_numpy(y))
@@ -55,19 +53,16 @@ def test_cupy_out_apart_across_owners() -> None:
     assert same_bits(to_numpy(base), np.arange(100, dtype=np.float32))  # nothing written
 
 
-def test_cupy_moves_long_runs_as_16_byte_items() -> None:
-    """A big CuPy tile by GPU prices: runs as `complex128`; unaligned, element by element."""
+def test_cupy_big_tile_aligned_or_not() -> None:
+    """A big CuPy tile, fresh or into `out`, of an input on or off a 16-byte alignment."""
     cp = pytest.importorskip("cupy")
     Backend.CUPY.load_or_skip()
     a = np.arange(1001 * 1000, dtype=np.float32)
     flat = cp.asarray(a)
-    for start in (0, 1):  # 4 bytes off: no 16-byte items, the same program
+    for start in (0, 1):  # 4 bytes off the alignment of 16-byte items
         x = flat[start : start + 10**6].reshape(1000, 1000)
         want = np.tile(a[start : start + 10**6].reshape(1000, 1000), (4, 4))
-        layout = xtile._backends.load("cupy").layout(x)  # type: ignore[misc]
         for out in (None, cp.empty((4000, 4000), cp.float32)):
             got = xtile.tile(x, (4, 4), out=out)
             assert got is out or out is None
             assert same_bits(to_numpy(got), want)
-            program, _ = xtile._run.KEPT[("cupy", layout, (4, 4), True, frozenset())]
-            assert [s.item for s in program.steps] == [16], program

@@ -212,8 +212,8 @@ def test_c_ordered_out_is_planned_as_a_fresh_output(lib: str) -> None:
         ((key, (program, _)),) = _run.KEPT.items()  # kept for the next call into this layout
         assert (program.name != "copy") == fresh  # the one copy: the only way into strides
         assert program.name != "native"
-        into = key[-1]
-        assert (into.shape, into.strides) == (tuple(out.shape), _strides(out))
+        shape, strides = key[-1][:2]  # `out`'s raw key: shape and strides first
+        assert (tuple(shape), tuple(strides)) == (tuple(out.shape), _strides(out))
 
 
 def _strides(a: Any) -> tuple[int, ...]:

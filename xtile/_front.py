@@ -177,8 +177,24 @@ def _numpy_reps(repeats: object, _x: Array, _xp: Any, op: str) -> Shape:
     return non_negative(host_ints(repeats, op=op)[0], op=op)
 
 
-def _key_form(repeats: object, /, *, bare: bool) -> tuple[Any, ...] | None:
-    """`repeats` as the plan cache keys it, or None for a form it does not keep."""
+def _call_key(
+    x: Array, repeats: object, out: Array | None, parse: object, bare: bool, raw: Any, /
+) -> tuple[Any, ...] | None:
+    """
+    What a call is kept by: `x`'s raw key (`Backend.raw_key`), the repeats, the layer.
+
+    With `out`, of `x`'s type, its raw key too; None for a call that is not kept.
+    """
+    form = repeats if _ints(repeats) else _repeats_form(repeats, bare)
+    known = None if form is None else raw(x)
+    if known is None or out is None:
+        return None if known is None else (type(x), known, form, parse)
+    into = raw(out) if type(out) is type(x) else None
+    return None if into is None else (type(x), known, form, parse, into)
+
+
+def _repeats_form(repeats: object, bare: bool, /) -> tuple[Any, ...] | None:
+    """`repeats` as a call is kept by: ints, or a host array's dtype, rank and values; or None."""
     if type(repeats) is int and bare:
         return (repeats,)
     if type(repeats) is list:
@@ -186,37 +202,11 @@ def _key_form(repeats: object, /, *, bare: bool) -> tuple[Any, ...] | None:
     if _ints(repeats):
         return repeats  # type: ignore[return-value]
     found = _backends.of(repeats)
-    if found is None or found[1].name != "numpy" or repeats.ndim > 1:  # type: ignore[attr-defined]
-        return None
-    # a host array's values (its dtype and rank are checked too: the key holds them)
+    plain = found is not None and found[1].name == "numpy" and found[1].layout(repeats)  # type: ignore[misc]
+    if not plain or repeats.ndim > 1:  # type: ignore[attr-defined]
+        return None  # not a plain NumPy array of 0 or 1 axes (a device's values cost a transfer)
     values = repeats.tolist()  # type: ignore[attr-defined]
     return (repeats.dtype, repeats.ndim, *(values if repeats.ndim else [values]))  # type: ignore[attr-defined]
-
-
-def _holds_objects(spec: tuple[Any, Any] | None, /) -> bool:
-    """Whether a spec layer's input holds Python objects (NumPy's object dtype)."""
-    return spec is not None and getattr(spec[1], "hasobject", False)
-
-
-def _kept(x: Array, out: Array | None, key: tuple[Any, ...], op: str) -> Array | None:
-    """The tile by the kept program of a call seen before (its checks passed), or None."""
-    found = _backends.of(x)
-    if found is None:
-        return None
-    xp, backend = found
-    read = backend.layout
-    if read is None:  # a backend that plans nothing, or torch.compile tracing
-        return None
-    layout = read(x)
-    into = None if out is None or layout is None else read(out)
-    if layout is None or (out is not None and into is None):
-        return None
-    kept = _run.KEPT.get((backend.name, layout, *key, into or True))
-    if kept is None:
-        return None
-    if into is not None:  # what `out`'s layout cannot answer: its memory, its device
-        _check_each_out(x, out, xp, backend, op, layout.on_host and into.on_host, True)
-    return _allocating(kept[1], x, out, kept[0].out_shape, xp, op)
 
 
 def tile(
@@ -237,21 +227,16 @@ def tile(
     `bare`: a bare int is a repeats of one axis. A spec layer's `parse` checks the
     input's dtype too: its calls are kept per dtype.
     """
-    fast = xp is None and out is None and not _backends.compiling()  # dynamo reads no cache
-    raw = _run.RAW_KEYS.get(type(x)) if fast else None
-    if raw is not None:  # a plain array's call, seen before?
-        reps = (repeats,) if type(repeats) is int and bare else repeats
-        known = raw(x) if _ints(reps) else None
-        if known is not None:
-            kept = _run.KEPT.get((type(x), known, reps, None if parse is _numpy_reps else parse))
-            if kept is not None:
-                return _allocating(kept[1], x, None, kept[0].out_shape, None, op)
-    # a spec layer's checks read the dtype (object arrays: their values, so never kept)
-    spec = None if parse is _numpy_reps else (parse, getattr(x, "dtype", None))
-    form = None if xp is not None or _holds_objects(spec) else _key_form(repeats, bare=bare)
-    done = None if form is None else _kept(x, out, (form, spec), op)
-    if done is not None:
-        return done
+    # a call seen before: its checks passed, but those of `out`'s memory and flags
+    raw = None if xp is not None or _backends.compiling() else _run.RAW_KEYS.get(type(x))
+    key = None if raw is None else _call_key(x, repeats, out, parse, bare, raw)
+    kept = None if key is None else _run.KEPT.get(key)
+    if kept is not None:
+        if out is not None:
+            xp, backend = _backends.of(x)  # type: ignore[misc]
+            _check_each_out(x, out, xp, backend, op, seen=True)
+        return _allocating(kept[1], x, out, kept[0].out_shape, None, op)
+    given = xp
     xp, backend = namespace(x, xp, op=op, name=name)
     reps = parse(repeats, x, xp, op)
     parts = None if backend.unwrap is None else backend.unwrap(x)  # before the shape is read
@@ -280,7 +265,10 @@ def tile(
         raise ValueError(msg)
     if out is not None:
         _check_out(x, out, out_shape, xp, backend, op)
-    key = None if form is None else (form, spec)
+    if key is None and given is None and backend.raw_key and not _backends.compiling():
+        key = _call_key(x, repeats, out, parse, bare, backend.raw_key)
+    if parse is not _numpy_reps and getattr(x.dtype, "hasobject", False):
+        key = None  # a spec layer read its values (NumPy's object dtype): never kept
     if parts is None:
         return _plain(x, reps, out_shape, xp, backend, out, op, key)
     if out is not None:
@@ -308,9 +296,8 @@ def _plain(
         # programs that make their own output
         fresh = out is None or (into is not None and into.as_bytes and _program.c_ordered(into))
         kept = _run.compiled(backend.name, layout, reps, fresh, out is not None)
-        if key is not None and (out is None or into is not None):
-            _run.keep((backend.name, layout, *key, into or True), kept)
-        _keep_raw(x, backend, key, out, kept)
+        if out is None or into is not None:
+            _keep(x, backend, key, kept)
         return _allocating(kept[1], x, out, out_shape, xp, op)
     shape, full = _program.promote(tuple(x.shape), reps)
     # the library's own tile where it has one: JAX's, Dask's, ndonnx's; PyTorch's for a
@@ -321,20 +308,17 @@ def _plain(
     program = _program.Program(shape, full, out_shape, steps)
     call = _run.compile_program(program, backend, xp, tile)
     if backend.layout is None and not _backends.compiling():  # JAX's: one XLA program
-        _keep_raw(x, backend, key, out, (program, call))
+        _keep(x, backend, key, (program, call))
     return _allocating(call, x, out, out_shape, xp, op)
 
 
-def _keep_raw(
-    x: Array, backend: Backend, key: tuple[Any, ...] | None, out: Array | None, kept: Any
+def _keep(
+    x: Array, backend: Backend, key: tuple[Any, ...] | None, kept: tuple[_program.Program, Call]
 ) -> None:
-    """Keep `kept` by `x`'s raw key too, where its backend has one (`Backend.raw_key`)."""
-    if key is None or out is not None or backend.raw_key is None:
-        return
-    known = backend.raw_key(x)
-    if known is not None:
-        _run.RAW_KEYS[type(x)] = backend.raw_key
-        _run.keep((type(x), known, key[0], None if key[1] is None else key[1][0]), kept)
+    """Keep `kept` for the next call of `key` (None: not kept), looked up by `x`'s type."""
+    if key is not None:
+        _run.RAW_KEYS[type(x)] = backend.raw_key  # type: ignore[assignment]
+        _run.keep(key, kept)
 
 
 def _allocating(
@@ -382,7 +366,7 @@ def _check_out(x: Array, out: Array, out_shape: Shape, xp: Any, backend: Backend
 
 
 def _check_each_out(
-    x: Array, out: Array, xp: Any, backend: Backend, op: str, host: bool = False, seen: bool = False
+    x: Array, out: Array, xp: Any, backend: Backend, op: str, seen: bool = False
 ) -> None:
     """`out`'s checks of every call (its data, device); of its layout too, unless `seen`."""
     lib = library(xp)
@@ -397,7 +381,7 @@ def _check_each_out(
         msg = f"{op}: `out` has dtype {out.dtype}; the tile has the input's dtype {x.dtype}."
         raise TypeError(msg)
     # the attribute (`device()` takes longer); NumPy 1 has none: only the CPU
-    if not host and getattr(out, "device", None) != getattr(x, "device", None):
+    if getattr(out, "device", None) != getattr(x, "device", None):
         msg = f"{op}: `out` is on device {device(out)}; the input is on device {device(x)}."
         raise ValueError(msg)
     if backend.check_out is not None:

@@ -39,9 +39,10 @@ def _standard_repeat(step: Repeat, xp: Any) -> Call:
     return lambda x, _: xp.concat([xp.reshape(x, step.shape)] * step.r, axis=step.axis)
 
 
-# the calls of programs kept: (library, layout, repeats, into) -> call; its size bounded
+# the programs of calls seen before, by `x`'s type and raw key, the repeats, the layer
+# (and `out`'s raw key); its size bounded
 KEPT: dict[tuple[Any, ...], tuple[Program, Call]] = {}
-# the plain array types whose calls `KEPT` also holds by their raw key (`Backend.raw_key`)
+# the plain array types of the calls `KEPT` holds, and their `Backend.raw_key`
 RAW_KEYS: dict[type, Callable[[Array], tuple[Any, ...] | None]] = {}
 
 

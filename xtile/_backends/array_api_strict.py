@@ -1,5 +1,6 @@
 """The array-api-strict backend: its layout, so that its programs are kept (the standard copy)."""
 
+from operator import attrgetter
 from typing import Any
 
 import array_api_strict as xp
@@ -15,4 +16,5 @@ def _layout(x: Any, /) -> Layout | None:
     return Layout(tuple(x.shape), (), x.dtype._np_dtype.itemsize)  # one copy: nothing to price
 
 
-BACKEND = Backend("array_api_strict", layout=_layout, xp=xp)
+# a call of one shape and dtype runs one program (on any device)
+BACKEND = Backend("array_api_strict", layout=_layout, xp=xp, raw_key=attrgetter("shape", "dtype"))

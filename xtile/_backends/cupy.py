@@ -1,6 +1,7 @@
 """CuPy: the copy as `cupy.tile` makes it (by assignment), or of runs as wider items."""
 
 import math
+from operator import attrgetter
 from typing import Any
 
 import array_api_compat.cupy as xp
@@ -75,4 +76,5 @@ BACKEND = Backend(
     copy=_copy,
     check_out=lambda x, o, op, seen: check_apart(x, o, op, o.strides, o.itemsize, _overlap, seen),
     xp=xp,
+    raw_key=attrgetter("shape", "strides", "dtype"),  # a program runs on any device
 )
