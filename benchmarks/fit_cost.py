@@ -43,6 +43,11 @@ from xtile._cli import _bench
 sys.path.insert(0, str(Path(__file__).parent))
 import shapes2
 
+# the kinds of step a model prices: its `Price` fields
+KINDS = [
+    f for f in _program.Model._fields if isinstance(getattr(_program.Model(), f), _program.Price)
+]
+
 
 def _cases(n: int, seed: int, big_bytes: int) -> list[_bench.Case]:
     """
@@ -168,7 +173,7 @@ def _fit(
     """
     shared = "replicate" in kinds and bool(np.isnan(fixed[5 * kinds.index("replicate")]))
     per_loop = _program.Price(0.0, 1.0, 0.0, 0.0, 0.0)
-    loop = model._replace(**dict.fromkeys(_program.KINDS, per_loop))
+    loop = model._replace(**dict.fromkeys(KINDS, per_loop))
     rows, targets = [], []
     for case in data:
         fastest = min(t for _, t in case)
@@ -260,7 +265,7 @@ def main() -> None:
 
 def report(train: Any, check: Any, big: int, model: _program.Model, only: list[str]) -> None:
     """Fit on `train` (`only` these kinds' prices), judge it and `model`'s own, print them."""
-    kinds = [k for k in _program.KINDS if any(k == s[0] for c in train for f, _ in c for s in f)]
+    kinds = [k for k in KINDS if any(k == s[0] for c in train for f, _ in c for s in f)]
     own = np.array([v for k in kinds for v in _as_coefficients(getattr(model, k))])
     if unknown := set(only) - {*kinds, "memory"}:
         sys.exit(f"--only: no step of kind {sorted(unknown)} in the timings; they have {kinds}")

@@ -5,7 +5,7 @@ import operator
 import reprlib
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from array_api_compat import device, is_lazy_array, is_numpy_array, is_writeable_array
 
@@ -177,20 +177,32 @@ def _numpy_reps(repeats: object, _x: Array, _xp: Any, op: str) -> Shape:
     return non_negative(host_ints(repeats, op=op)[0], op=op)
 
 
+class Layer(NamedTuple):
+    """A front door: its name and its input's in messages, how it reads the repeats."""
+
+    op: str
+    name: str
+    parse: Callable[[object, Array, Any, str], Shape]  # (repeats, x, xp, op): checked ints
+    bare: bool = True  # a bare int is the repeats of one axis
+
+
+TILE = Layer("xtile.tile", "x", _numpy_reps)
+
+
 def _call_key(
-    x: Array, repeats: object, out: Array | None, parse: object, bare: bool, raw: Any, /
+    x: Array, repeats: object, out: Array | None, layer: Layer, raw: Any, /
 ) -> tuple[Any, ...] | None:
     """
     What a call is kept by: `x`'s raw key (`Backend.raw_key`), the repeats, the layer.
 
     With `out`, of `x`'s type, its raw key too; None for a call that is not kept.
     """
-    form = repeats if _ints(repeats) else _repeats_form(repeats, bare)
+    form = repeats if _ints(repeats) else _repeats_form(repeats, layer.bare)
     known = None if form is None else raw(x)
-    if known is None or out is None:
-        return None if known is None else (type(x), known, form, parse)
+    if known is None or out is None:  # a layer's parser names it
+        return None if known is None else (type(x), known, form, layer.parse)
     into = raw(out) if type(out) is type(x) else None
-    return None if into is None else (type(x), known, form, parse, into)
+    return None if into is None else (type(x), known, form, layer.parse, into)
 
 
 def _repeats_form(repeats: object, bare: bool, /) -> tuple[Any, ...] | None:
@@ -210,26 +222,17 @@ def _repeats_form(repeats: object, bare: bool, /) -> tuple[Any, ...] | None:
 
 
 def tile(
-    x: Array,
-    repeats: object,
-    xp: Any = None,
-    out: Array | None = None,
-    /,
-    *,
-    op: str = "xtile.tile",
-    name: str = "x",
-    parse: Callable[[object, Array, Any, str], Shape] = _numpy_reps,
-    bare: bool = True,
+    x: Array, repeats: object, xp: Any = None, out: Array | None = None, layer: Layer = TILE, /
 ) -> Array:
     """
-    The tile of `x` by `repeats` as `parse` reads them, into a fresh array or `out`.
+    The tile of `x` by `repeats` as `layer` reads them, into a fresh array or `out`.
 
-    `bare`: a bare int is a repeats of one axis. A spec layer's `parse` checks the
-    input's dtype too: its calls are kept per dtype.
+    A spec layer's parser checks the input's dtype too: its calls are kept per dtype.
     """
+    op = layer.op
     # a call seen before: its checks passed, but those of `out`'s memory and flags
     raw = None if xp is not None or _backends.compiling() else _run.RAW_KEYS.get(type(x))
-    key = None if raw is None else _call_key(x, repeats, out, parse, bare, raw)
+    key = None if raw is None else _call_key(x, repeats, out, layer, raw)
     kept = None if key is None else _run.KEPT.get(key)
     if kept is not None:
         if out is not None:
@@ -237,8 +240,8 @@ def tile(
             _check_each_out(x, out, xp, backend, op, seen=True)
         return _allocating(kept[1], x, out, kept[0].out_shape, None, op)
     given = xp
-    xp, backend = namespace(x, xp, op=op, name=name)
-    reps = parse(repeats, x, xp, op)
+    xp, backend = namespace(x, xp, op=op, name=layer.name)
+    reps = layer.parse(repeats, x, xp, op)
     parts = None if backend.unwrap is None else backend.unwrap(x)  # before the shape is read
     shape = tuple(x.shape)
     if any(d is None or (isinstance(d, float) and math.isnan(d)) for d in shape):
@@ -266,8 +269,8 @@ def tile(
     if out is not None:
         _check_out(x, out, out_shape, xp, backend, op)
     if key is None and given is None and backend.raw_key and not _backends.compiling():
-        key = _call_key(x, repeats, out, parse, bare, backend.raw_key)
-    if parse is not _numpy_reps and getattr(x.dtype, "hasobject", False):
+        key = _call_key(x, repeats, out, layer, backend.raw_key)
+    if layer is not TILE and getattr(x.dtype, "hasobject", False):
         key = None  # a spec layer read its values (NumPy's object dtype): never kept
     if parts is None:
         return _plain(x, reps, out_shape, xp, backend, out, op, key)

@@ -12,7 +12,6 @@ STAGE_BYTES = 1 << 15
 
 Shape: TypeAlias = tuple[int, ...]
 Region: TypeAlias = tuple[tuple[int, int], ...]
-KINDS = ("copy", "item", "void", "repeat", "replicate", "native", "split")
 
 
 class Price(NamedTuple):
@@ -50,7 +49,7 @@ class Layout(NamedTuple):
 
 
 class Model(NamedTuple):
-    """A backend's price of each kind of step (`KINDS`), and what its primitives take."""
+    """A backend's price of each kind of step (a field each), and what its primitives take."""
 
     # the prices (benchmarks/fit_cost.py) of: a broadcast copy; one whose runs move as
     # items of a machine word; as longer items (void); a repeat of blocks (its "elements":
@@ -211,7 +210,7 @@ def _charge(m: Model, kind: str, work: Work, /) -> float:
 
 
 def features(program: Program, layout: Layout, m: Model, /) -> list[tuple[str, Work]]:
-    """Each step's kind (of `KINDS`) and work (inner loops, elements, bytes) by `m`'s backend."""
+    """Each step's kind (a `Model` field) and work (inner loops, elements, bytes) by `m`."""
     itemsize, out_shape, split = layout.itemsize, program.out_shape, m.split != NONE
     src = _promote_strides(layout, len(program.shape))  # the array so far's, in bytes
     steps: list[tuple[str, Work]] = []

@@ -11,23 +11,10 @@ from ._tile import Array, ArrayNamespace, Repeats
 __all__ = ["tile", "tile_shape", "tile_v1"]
 
 # the array-API (and NumPy) dtype names; ONNX's are the same but for two
-_DTYPES = [
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-    "complex64",
-    "complex128",
-]
+_DTYPES = (  # noqa: SIM905 (the names on two lines, not fifteen)
+    "bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float16 bfloat16 float32 float64 "
+    "complex64 complex128"
+).split()
 _ONNX_NAMES = {"float32": "float", "float64": "double"}
 # the type constraint T of each version, in ONNX's type names: data, not branches
 _TILE_13_TYPES = frozenset({_ONNX_NAMES.get(n, n) for n in _DTYPES} | {"string"})
@@ -154,10 +141,7 @@ def tile(
             "call `xtile.onnx.tile_v1` for it. `xtile.onnx.tile` covers opset 6 and later."
         )
         raise ValueError(msg)
-    version = 13 if opset >= 13 else 6
-    op = f"ONNX Tile-{version}"
-    parse = _PARSE[version]
-    return _front.tile(input, repeats, xp, out, op=op, name="input", parse=parse, bare=False)
+    return _front.tile(input, repeats, xp, out, _LAYERS[13 if opset >= 13 else 6])
 
 
 def _parse(version: int, repeats: object, x: Any, xp: Any, op: str) -> tuple[int, ...]:
@@ -166,8 +150,11 @@ def _parse(version: int, repeats: object, x: Any, xp: Any, op: str) -> tuple[int
     return _onnx_repeats(repeats, x.ndim, op=op)
 
 
-# one reader per version: the plan cache keeps a layer's calls per reader and dtype
-_PARSE = {version: functools.partial(_parse, version) for version in (6, 13)}
+# one parser per version: the plan cache keeps a layer's calls by its parser and dtype
+_LAYERS = {
+    v: _front.Layer(f"ONNX Tile-{v}", "input", functools.partial(_parse, v), bare=False)
+    for v in (6, 13)
+}
 
 
 def tile_v1(
@@ -230,16 +217,22 @@ def tile_v1(
     Array([[1., 2., 1., 2., 1., 2.]], dtype=array_api_strict.float64)
     """
 
-    def parse(tiles: object, x: Any, xp: Any, op: str) -> tuple[int, ...]:
-        _check_type(x, 1, xp=xp)
-        n_tiles, ax = _one_int(tiles, op=op, name="tiles"), _one_int(axis, op=op, name="axis")
-        if not -x.ndim <= ax < x.ndim:
-            msg = f"{op}: `axis` {ax} is out of range for an input of {x.ndim} dimensions."
-            raise ValueError(msg)
-        _front.non_negative((n_tiles,), op=op, name="tiles")
-        return tuple(n_tiles if i == ax % x.ndim else 1 for i in range(x.ndim))
+    # the parser reads both: a call is kept by the pair
+    return _front.tile(input, (tiles, axis), xp, out, _TILE_1)
 
-    return _front.tile(input, tiles, xp, out, op="ONNX Tile-1", name="input", parse=parse)
+
+def _parse_tiles_axis(pair: Any, x: Any, xp: Any, op: str) -> tuple[int, ...]:
+    """Tile-1's input type, and its repeats from ``(tiles, axis)``."""
+    _check_type(x, 1, xp=xp)
+    n_tiles, ax = _one_int(pair[0], op=op, name="tiles"), _one_int(pair[1], op=op, name="axis")
+    if not -x.ndim <= ax < x.ndim:
+        msg = f"{op}: `axis` {ax} is out of range for an input of {x.ndim} dimensions."
+        raise ValueError(msg)
+    _front.non_negative((n_tiles,), op=op, name="tiles")
+    return tuple(n_tiles if i == ax % x.ndim else 1 for i in range(x.ndim))
+
+
+_TILE_1 = _front.Layer("ONNX Tile-1", "input", _parse_tiles_axis)
 
 
 def _one_int(value: int | Array, /, *, op: str, name: str) -> int:

@@ -65,9 +65,12 @@ def tile(
     >>> xtile.openvino.tile(xp.asarray([1, 2]), [-1, 2]).shape
     (0, 4)
     """
-    return _front.tile(data, repeats, xp, out, op="OpenVINO Tile-1", name="data", parse=_clamped)
+    return _front.tile(data, repeats, xp, out, _LAYER)
 
 
 def _clamped(repeats: object, _x: Any, _xp: Any, op: str) -> tuple[int, ...]:
     """Any integer repeats; the runtime's shape inference clamps negatives at 0."""
     return tuple(max(r, 0) if type(r) is int else r for r in _front.host_ints(repeats, op=op)[0])
+
+
+_LAYER = _front.Layer("OpenVINO Tile-1", "data", _clamped)

@@ -11,16 +11,7 @@ import array_api_compat.numpy as xp
 import numpy as np
 
 from .. import _threads
-from .._program import (
-    Copy,
-    Layout,
-    Model,
-    Price,
-    Repeat,
-    Replicate,
-    split_at,
-    view_shapes,
-)
+from .._program import Copy, Layout, Model, Price, Repeat, Replicate, split_at, view_shapes
 from . import Backend, Call, check_apart
 
 _MAX_VOID_BYTES = 1 << 30  # NumPy's void items hold fewer than 2**31 bytes

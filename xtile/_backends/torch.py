@@ -74,10 +74,12 @@ def _copy(step: Copy, /) -> Call:
 
         return copy_items
 
+    # a view: `x` gains the length-1 axes of pairs, unless `expand` can prepend them all
+    # (the fewer calls, the less host time)
+    grow = _strip(spread) != _strip(step.shape)
+
     def copy(x: Any, dest: Any) -> Any:
-        # a view: of pairs, `x` gains length-1 axes; else `expand` prepends those it lacks
-        # (the fewer calls, the less host time: docs/performance.md)
-        view = (x.view(*spread) if pairs else x).expand(*view_shape)
+        view = (x.view(*spread) if grow else x).expand(*view_shape)
         if dest is not None:
             (dest.view(*view_shape) if pairs else dest).copy_(view)  # splits axes only: a view
             return dest
@@ -86,12 +88,17 @@ def _copy(step: Copy, /) -> Call:
             fresh = _empty(out_shape, x)
             fresh.view(*view_shape).copy_(view)
             return fresh
-        if pairs and x.is_contiguous():
-            return view.reshape(*out_shape)  # an unmergeable pair: reshape copies
+        if pairs and 0 not in x.stride():  # no axis of `x` expanded: reshape copies
+            return view.reshape(*out_shape)
         made = view.clone(memory_format=torch.contiguous_format)
         return made.view(*out_shape) if pairs else made  # no pair: of the output's shape
 
     return copy
+
+
+def _strip(shape: Shape, /) -> Shape:
+    """`shape` without its leading 1s."""
+    return shape[next((i for i, d in enumerate(shape) if d != 1), len(shape)) :]
 
 
 def _words(t: torch.Tensor, head: Shape, runs: int, item: int, /) -> torch.Tensor | None:
