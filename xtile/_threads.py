@@ -12,6 +12,7 @@ import contextlib
 import contextvars
 import os
 import threading
+import time
 import types
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -110,7 +111,8 @@ def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
     Run `calls` (C copies that release the GIL) on up to `most` threads, this one among them.
 
     The threads take the calls in turns, and this thread takes every call that no other
-    has started: on busy cores a call waits for no thread the system does not run.
+    has started, then waits only for the calls started elsewhere: on busy cores a call
+    waits for no thread the system has not run yet.
     """
     n = min(count(), most, len(calls))
     with _STATE.lock:
@@ -122,7 +124,8 @@ def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
         for call in calls:
             call()
         return
-    left, taking = iter(calls), threading.Lock()
+    left, taking, finished = iter(calls), threading.Lock(), threading.Event()
+    pending, errors = [len(calls)], []
 
     def take() -> None:
         while True:
@@ -130,7 +133,14 @@ def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
                 call = next(left, None)
             if call is None:
                 return
-            call()
+            try:
+                call()
+            except BaseException as e:  # noqa: BLE001 (raised by the caller, after the others)
+                errors.append(e)
+            with taking:
+                pending[0] -= 1
+                if not pending[0]:
+                    finished.set()
 
     futures: list[Future[None]] = []
     try:
@@ -139,12 +149,20 @@ def run(calls: Sequence[Callable[[], object]], most: int = 1 << 30, /) -> None:
                 futures.append(_STATE.pool.submit(take))
             except RuntimeError:  # the interpreter is shutting down: no new threads
                 break
+        start = time.perf_counter()
         take()
+        for future in futures:
+            future.cancel()  # one not started finds nothing left: no need to run it
+        # the calls other threads started, done before a return: a slab's time awake (a
+        # sleeping thread may wake only when a busy core lets it), then asleep
+        until = time.perf_counter() + (time.perf_counter() - start) * n / len(calls)
+        while not finished.is_set() and time.perf_counter() < until:
+            time.sleep(0)  # the GIL released for the thread that finishes
+        finished.wait()
     finally:
-        errors = [f.exception() for f in futures]  # every started call done before a return
         _STATE.busy = False
-    if (error := next(filter(None, errors), None)) is not None:
-        raise error
+    if errors:
+        raise errors[0]
 
 
 if hasattr(os, "register_at_fork"):
