@@ -206,17 +206,16 @@ def _call_key(
 
 
 def _repeats_form(repeats: object, bare: bool, /) -> tuple[Any, ...] | None:
-    """`repeats` as a call is kept by: ints, or a host array's dtype, rank and values; or None."""
+    """`repeats` as a call is kept by: ints, or a NumPy array's dtype, rank and values; or None."""
     if type(repeats) is int and bare:
         return (repeats,)
     if type(repeats) is list:
         repeats = tuple(repeats)
     if _ints(repeats):
         return repeats  # type: ignore[return-value]
-    found = _backends.of(repeats)
-    plain = found is not None and found[1].name == "numpy" and found[1].layout(repeats)  # type: ignore[misc]
-    if not plain or repeats.ndim > 1:  # type: ignore[attr-defined]
-        return None  # not a plain NumPy array of 0 or 1 axes (a device's values cost a transfer)
+    found = _backends.of(repeats)  # a host array's values are cheap (a device's: a transfer)
+    if found is None or found[1].name != "numpy" or repeats.ndim > 1:  # type: ignore[attr-defined]
+        return None  # (a masked element reads None: a key never kept)
     values = repeats.tolist()  # type: ignore[attr-defined]
     return (repeats.dtype, repeats.ndim, *(values if repeats.ndim else [values]))  # type: ignore[attr-defined]
 
