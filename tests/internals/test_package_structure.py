@@ -242,7 +242,7 @@ def _library_files() -> list[Path]:
     ]
 
 
-@pytest.mark.xfail(reason="the library is about 1,600 lines of code, past its budget of 1,450")
+@pytest.mark.xfail(reason="the library is about 1,550 lines of code, past its budget of 1,450")
 def test_library_size() -> None:
     """At most 1,450 lines of code: blank lines, comments and docstrings not counted."""
     lines = 0
