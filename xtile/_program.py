@@ -181,7 +181,7 @@ def _copy_work(
             view += ((r, 0, d * t), (d, st, t))
         elif d * r != 1:
             view.append((d * r, st if r == 1 else 0, t))
-    # runs moved as items go by index too on NumPy, priced as one copy (docs/performance.md)
+    # runs moved as items go by index too on NumPy, priced as one copy (benchmarks/fit_cost.py)
     by = view.pop()[0] if split and not item and split_at(*view_shapes(shape, reps)) else 0
     size = math.prod(d for d, _, _ in view)
     inner, src, dst = view[-1] if view else (1, 0, 1)

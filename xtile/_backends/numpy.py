@@ -172,7 +172,7 @@ def _check_out(x: Any, out: Any, op: str, seen: bool, /) -> None:
     check_apart(x, out, op, out.strides, out.itemsize, np.shares_memory, seen)
 
 
-MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
+MODEL = Model(  # benchmarks/fit_cost.py
     copy=Price(2321.0, 3.571, 0.0, 0.02488, 0.0225),
     item=Price(3564.0, 3.722, 0.1394, 0.05433, 0.0),
     void=Price(3883.0, 3.961, 1.5, 0.02472, 0.02353),

@@ -16,7 +16,7 @@ from . import DEVICE, Backend, Call, check_apart
 
 # a run of 2, 4, 8 or (on a device) 16 bytes as one item; copies move items bit for bit
 _WORDS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64, 16: torch.complex128}
-HUGE_BYTES = 1 << 24  # the least fresh output backed by huge pages (docs/performance.md)
+HUGE_BYTES = 1 << 24  # the least fresh output backed by huge pages (benchmarks/threads.py)
 _HUGE_PAGE, _MADV_HUGEPAGE = 1 << 21, 14
 _wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 Shape = tuple[int, ...]
@@ -195,7 +195,7 @@ def _overlap(a: torch.Tensor, b: torch.Tensor, /) -> bool:
     return a0 < b1 and b0 < a1
 
 
-MODEL = Model(  # benchmarks/fit_cost.py (docs/performance.md)
+MODEL = Model(  # benchmarks/fit_cost.py
     copy=Price(7555.0, 1.045, 0.01703, 0.01103, 0.01103),
     item=Price(16460.0, 1.889, 0.02985, 0.014, 0.09248),
     replicate=Price(23420.0, 1.045, 0.0, 0.02567, 0.02567),
